@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *		The differences between PostgreSQL majors that pg_walsizer's code
+ *		(outside the statistics reader) has to know about.
+ *
+ * Everything version-dependent is either here or in stats_reader.c, so the
+ * worker, the policy and the SQL functions read the same on every major.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_COMPAT_H
+#define WALSIZER_COMPAT_H
+
+#include "funcapi.h"
+
+#if PG_VERSION_NUM < 150000
+#error "pg_walsizer requires PostgreSQL 15 or later"
+#endif
+
+/* 16 renamed SetSingleFuncCall(); 15 keeps the old name in early minors. */
+#if PG_VERSION_NUM >= 160000
+#define walsizer_init_materialized_srf(fcinfo) InitMaterializedSRF((fcinfo), 0)
+#else
+#define walsizer_init_materialized_srf(fcinfo) SetSingleFuncCall((fcinfo), 0)
+#endif
+
+#endif							/* WALSIZER_COMPAT_H */

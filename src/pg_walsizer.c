@@ -1,0 +1,141 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_walsizer.c
+ *		Module entry point: settings, shared memory and the worker.
+ *
+ * pg_walsizer keeps max_wal_size large enough that checkpoints are started
+ * by checkpoint_timeout rather than forced by WAL volume, and no larger
+ * than the disk and walsizer.max allow.  It does its work in a background
+ * worker, so it must be loaded through shared_preload_libraries; the
+ * extension's SQL objects (CREATE EXTENSION) only add the functions that
+ * show what it measured and decided.
+ *
+ * The names walsizer.enable, walsizer.max and walsizer.threshold mean what
+ * they mean in the earlier pg_walsizer worker, so its configuration keeps
+ * working unchanged.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <float.h>
+#include <limits.h>
+
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "shared_state.h"
+#include "walsizer.h"
+
+PG_MODULE_MAGIC;
+
+/* fmgr.h declares it only from PostgreSQL 16 on */
+void		_PG_init(void);
+
+/* max_wal_size's own upper limit, in MB */
+#define WALSIZER_SIZE_LIMIT_MB INT_MAX
+
+bool		walsizer_enable = true;
+bool		walsizer_dry_run = false;
+int			walsizer_max_mb = 4096;
+int			walsizer_min_mb = 0;
+int			walsizer_threshold = 2;
+double		walsizer_ratio = 0.33;
+double		walsizer_headroom = 0.25;
+int			walsizer_interval_s = 0;
+int			walsizer_sample_interval_ms = 1000;
+int			walsizer_shrink_after = 12;
+int			walsizer_cooldown = 1;
+double		walsizer_disk_fraction = 0.5;
+
+static void
+define_settings(void)
+{
+	DefineCustomBoolVariable("walsizer.enable",
+							 "Lets pg_walsizer change max_wal_size.",
+							 "When off, the worker keeps measuring and reporting but changes nothing.",
+							 &walsizer_enable, true,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("walsizer.dry_run",
+							 "Records what pg_walsizer would do as \"advise\" decisions without changing anything.",
+							 NULL,
+							 &walsizer_dry_run, false,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.max",
+							"Largest max_wal_size pg_walsizer sets.",
+							"The disk can lower the effective cap further; see walsizer.disk_fraction.",
+							&walsizer_max_mb, 4096, 2, WALSIZER_SIZE_LIMIT_MB,
+							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.min",
+							"Smallest max_wal_size pg_walsizer shrinks to.",
+							"0 means the max_wal_size in effect before pg_walsizer first changed it.",
+							&walsizer_min_mb, 0, 0, WALSIZER_SIZE_LIMIT_MB,
+							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.threshold",
+							"Checkpoints forced by WAL in one window that make pg_walsizer grow max_wal_size.",
+							NULL,
+							&walsizer_threshold, 2, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("walsizer.ratio",
+							 "Share of a window's checkpoints that must be forced by WAL before pg_walsizer grows max_wal_size.",
+							 NULL,
+							 &walsizer_ratio, 0.33, 0.0, 1.0,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("walsizer.headroom",
+							 "Extra fraction added to the size the measured WAL rate needs.",
+							 NULL,
+							 &walsizer_headroom, 0.25, 0.0, 10.0,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.interval",
+							"Length of pg_walsizer's decision window.",
+							"0 follows checkpoint_timeout.",
+							&walsizer_interval_s, 0, 0, 7 * 24 * 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.sample_interval",
+							"How often pg_walsizer samples the WAL position and redo pointer.",
+							NULL,
+							&walsizer_sample_interval_ms, 1000, 100, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.shrink_after",
+							"Windows the load must need under half of max_wal_size before pg_walsizer shrinks it.",
+							"0 never shrinks.",
+							&walsizer_shrink_after, 12, 0, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.cooldown",
+							"Windows pg_walsizer waits between two changes of max_wal_size.",
+							NULL,
+							&walsizer_cooldown, 1, 1, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomRealVariable("walsizer.disk_fraction",
+							 "Largest share of the WAL volume's space max_wal_size may claim.",
+							 "The space counted is what pg_wal holds plus the free space of its filesystem.",
+							 &walsizer_disk_fraction, 0.5, 0.01, 1.0,
+							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("walsizer");
+}
+
+void
+_PG_init(void)
+{
+	define_settings();
+
+	/* the worker and its shared memory exist only when preloaded */
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	walsizer_shmem_install_hooks();
+	walsizer_register_worker();
+}

@@ -1,0 +1,134 @@
+/*-------------------------------------------------------------------------
+ *
+ * policy.h
+ *		The sizing policy of pg_walsizer: measurements and settings in,
+ *		one decision with its reason out.
+ *
+ * This header and policy.c deliberately include nothing from PostgreSQL.
+ * The policy must be compilable on its own so that the unit tests, the trace
+ * simulator and the fuzzer exercise exactly the code the worker runs, with no
+ * server behind it.  Everything the policy needs is passed in explicitly.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_POLICY_H
+#define WALSIZER_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define WALSIZER_REASON_LEN 256
+
+/*
+ * What a decision does.  The policy itself only returns NONE, GROW, CAPPED,
+ * SHRINK and PROTECT; the worker turns decisions into ADVISE (dry run),
+ * ERROR or BLOCKED when applying them, and records ADOPT when the DBA
+ * changed max_wal_size.  The numeric values are stored in the state file,
+ * so only ever append.
+ */
+typedef enum WalsizerAction
+{
+	WALSIZER_ACTION_NONE = 0,
+	WALSIZER_ACTION_GROW,
+	WALSIZER_ACTION_CAPPED,
+	WALSIZER_ACTION_SHRINK,
+	WALSIZER_ACTION_PROTECT,
+	WALSIZER_ACTION_ADVISE,
+	WALSIZER_ACTION_ADOPT,
+	WALSIZER_ACTION_ERROR,
+	WALSIZER_ACTION_BLOCKED,
+	WALSIZER_ACTION_UNCONFIRMED
+} WalsizerAction;
+
+#define WALSIZER_ACTION_LAST WALSIZER_ACTION_UNCONFIRMED
+
+/* Which limit produced the effective cap. */
+typedef enum WalsizerCapSource
+{
+	WALSIZER_CAP_SETTING = 0,	/* walsizer.max */
+	WALSIZER_CAP_DISK			/* walsizer.disk_fraction of the WAL volume */
+} WalsizerCapSource;
+
+/* Settings, as the worker read them from the server and its GUCs. */
+typedef struct WalsizerSettings
+{
+	int64_t		current_mb;		/* max_wal_size the server runs with */
+	int64_t		segment_bytes;	/* wal_segment_size */
+	double		checkpoint_timeout_s;
+	double		completion_target;	/* checkpoint_completion_target */
+	int			threshold;		/* walsizer.threshold */
+	double		ratio;			/* walsizer.ratio */
+	double		headroom;		/* walsizer.headroom */
+	int64_t		max_mb;			/* walsizer.max */
+	int64_t		min_mb;			/* walsizer.min, 0 = use baseline */
+	int64_t		baseline_mb;	/* the DBA's own max_wal_size */
+	int64_t		disk_cap_mb;	/* disk_fraction of WAL space, <= 0 unknown */
+	int			shrink_after;	/* windows below half before shrinking, 0 off */
+	int			cooldown;		/* windows between two changes */
+} WalsizerSettings;
+
+/* Measurements of the WAL load. */
+typedef struct WalsizerMeasurements
+{
+	bool		window_end;		/* false: a sample, only urgent checks */
+	bool		counters_reset; /* statistics were reset in this window */
+	double		window_s;		/* length of the window that just ended */
+	int64_t		timed;			/* timed checkpoints in the window */
+	int64_t		requested;		/* requested checkpoints in the window */
+	int64_t		wal_forced;		/* of those, started by WAL volume */
+	uint64_t	wal_bytes;		/* WAL written in the window */
+
+	uint64_t	wal_since_redo_bytes;	/* insert LSN - current redo pointer */
+	bool		recent_rate_valid;	/* enough samples for recent_rate */
+	double		recent_rate;	/* bytes/s over the last few samples */
+	double		peak_rate;		/* bytes/s, worst checkpoint_timeout over the
+								 * horizon; 0 when nothing is known */
+	double		seconds_to_timed_checkpoint;
+} WalsizerMeasurements;
+
+/* What the policy remembers between calls; the worker persists it. */
+typedef struct WalsizerPolicyState
+{
+	int32_t		windows_below_half; /* consecutive windows needing < half */
+	int32_t		windows_since_change;	/* window ends since the last change */
+	int32_t		cap_reported;	/* a blocked growth was already reported */
+	int32_t		floor_clamp_reported;	/* floor above cap was reported */
+} WalsizerPolicyState;
+
+typedef struct WalsizerDecision
+{
+	WalsizerAction action;
+	int64_t		old_mb;
+	int64_t		new_mb;			/* == old_mb unless the size changes */
+	int64_t		needed_mb;		/* what the load needs, 0 when unknown */
+	int64_t		cap_mb;			/* effective cap */
+	WalsizerCapSource cap_source;
+	int64_t		floor_mb;		/* effective floor */
+	uint64_t	trigger_bytes;	/* WAL distance that forces a checkpoint */
+	uint64_t	projected_bytes;	/* WAL expected by the next timed one */
+	bool		warn;			/* worth a WARNING rather than a LOG */
+	bool		floor_clamped;	/* floor was above the cap this time */
+	WalsizerPolicyState state;	/* state to keep for the next call */
+	char		reason[WALSIZER_REASON_LEN];
+} WalsizerDecision;
+
+extern void walsizer_policy_init_state(WalsizerPolicyState *state);
+extern void walsizer_decide(const WalsizerSettings *settings,
+							const WalsizerMeasurements *m,
+							const WalsizerPolicyState *state,
+							WalsizerDecision *decision);
+
+/* Helpers the worker and the tests share with the policy. */
+extern const char *walsizer_action_name(WalsizerAction action);
+extern int64_t walsizer_checkpoint_segments(int64_t max_wal_size_mb,
+											int64_t segment_bytes,
+											double completion_target);
+extern uint64_t walsizer_trigger_bytes(int64_t max_wal_size_mb,
+									   int64_t segment_bytes,
+									   double completion_target);
+extern int64_t walsizer_needed_mb(double bytes_per_s,
+								  const WalsizerSettings *settings);
+extern bool walsizer_changes_size(WalsizerAction action);
+
+#endif							/* WALSIZER_POLICY_H */

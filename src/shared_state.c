@@ -1,0 +1,217 @@
+/*-------------------------------------------------------------------------
+ *
+ * shared_state.c
+ *		pg_walsizer's shared memory segment and its state file.
+ *
+ * One struct behind one LWLock: the worker is the only writer, the SQL
+ * functions take the lock shared and copy what they need, so a reader never
+ * sees a half-written row.  The persistent part (decision history, the
+ * DBA's own size, the policy's counters) is written to a file in the data
+ * directory after each decision, through a temporary file and a durable
+ * rename, so a crash at any moment leaves either the old or the new file.
+ * A missing or damaged file is never fatal: walsizer starts fresh and says
+ * so in the log.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+
+#include "shared_state.h"
+
+#define WALSIZER_STATE_FILE "pg_walsizer.state"
+#define WALSIZER_STATE_TEMP_FILE WALSIZER_STATE_FILE ".tmp"
+#define WALSIZER_TRANCHE "pg_walsizer"
+
+WalsizerShared *walsizer_shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void
+wss_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(WalsizerShared)));
+	RequestNamedLWLockTranche(WALSIZER_TRANCHE, 1);
+}
+
+/*
+ * Runs in the postmaster at startup and after every crash reinitialization,
+ * so the segment starts zeroed and the worker reloads the file.
+ */
+static void
+wss_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	walsizer_shared = ShmemInitStruct("pg_walsizer", sizeof(WalsizerShared),
+									  &found);
+	if (!found)
+	{
+		memset(walsizer_shared, 0, sizeof(WalsizerShared));
+		walsizer_shared->lock = &(GetNamedLWLockTranche(WALSIZER_TRANCHE))->lock;
+		walsizer_policy_init_state(&walsizer_shared->persistent.policy);
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+walsizer_shmem_install_hooks(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = wss_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = wss_shmem_startup;
+}
+
+/* Every SQL function starts here: without preloading there is no state. */
+void
+walsizer_require_shared(void)
+{
+	if (walsizer_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_walsizer is not loaded"),
+				 errdetail("Its shared memory is created only when the server starts with the library preloaded."),
+				 errhint("Add pg_walsizer to \"shared_preload_libraries\" and restart the server.")));
+}
+
+/*
+ * Read the state file into shared memory.  Returns true if a valid file was
+ * loaded.  Any problem is reported at LOG and leaves a fresh state.
+ */
+bool
+walsizer_state_load(void)
+{
+	size_t		max_len = walsizer_state_encoded_size();
+	unsigned char *buf;
+	size_t		len;
+	FILE	   *file;
+	WalsizerPersistent *decoded;
+	char		why[128];
+
+	file = AllocateFile(WALSIZER_STATE_FILE, PG_BINARY_R);
+	if (file == NULL)
+	{
+		if (errno == ENOENT)
+			ereport(LOG,
+					(errmsg("pg_walsizer found no state file \"%s\", starting with an empty history",
+							WALSIZER_STATE_FILE)));
+		else
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("pg_walsizer could not open state file \"%s\", starting with an empty history: %m",
+							WALSIZER_STATE_FILE)));
+		return false;
+	}
+
+	/* one byte more than a valid file can hold, to notice longer files */
+	buf = palloc(max_len + 1);
+	len = fread(buf, 1, max_len + 1, file);
+	if (ferror(file))
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("pg_walsizer could not read state file \"%s\", starting with an empty history: %m",
+						WALSIZER_STATE_FILE)));
+		FreeFile(file);
+		pfree(buf);
+		return false;
+	}
+	FreeFile(file);
+
+	decoded = palloc(sizeof(WalsizerPersistent));
+	if (!walsizer_state_decode(buf, len, decoded, why, sizeof(why)))
+	{
+		ereport(LOG,
+				(errmsg("pg_walsizer is ignoring state file \"%s\": %s",
+						WALSIZER_STATE_FILE, why),
+				 errdetail("The decision history starts empty; max_wal_size is not changed because of this.")));
+		pfree(decoded);
+		pfree(buf);
+		return false;
+	}
+
+	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
+	walsizer_shared->persistent = *decoded;
+	LWLockRelease(walsizer_shared->lock);
+
+	ereport(LOG,
+			(errmsg("pg_walsizer loaded %d recorded decisions from \"%s\"",
+					decoded->history_count, WALSIZER_STATE_FILE)));
+	pfree(decoded);
+	pfree(buf);
+	return true;
+}
+
+/*
+ * Write the persistent state.  Failures (a full disk, say) are WARNINGs: the
+ * state stays in shared memory and the next save tries again.
+ */
+void
+walsizer_state_save(void)
+{
+	size_t		max_len = walsizer_state_encoded_size();
+	unsigned char *buf = palloc(max_len);
+	size_t		len;
+	FILE	   *file;
+
+	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
+	len = walsizer_state_encode(&walsizer_shared->persistent, buf, max_len);
+	LWLockRelease(walsizer_shared->lock);
+	Assert(len > 0);
+
+	file = AllocateFile(WALSIZER_STATE_TEMP_FILE, PG_BINARY_W);
+	if (file == NULL)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("pg_walsizer could not create state file \"%s\": %m",
+						WALSIZER_STATE_TEMP_FILE)));
+		pfree(buf);
+		return;
+	}
+	errno = 0;
+	if (fwrite(buf, 1, len, file) != len || fflush(file) != 0)
+	{
+		/* fwrite() may not set errno; a short write means no space */
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("pg_walsizer could not write state file \"%s\": %m",
+						WALSIZER_STATE_TEMP_FILE)));
+		FreeFile(file);
+		unlink(WALSIZER_STATE_TEMP_FILE);
+		pfree(buf);
+		return;
+	}
+	if (FreeFile(file) != 0)
+	{
+		ereport(WARNING,
+				(errcode_for_file_access(),
+				 errmsg("pg_walsizer could not close state file \"%s\": %m",
+						WALSIZER_STATE_TEMP_FILE)));
+		unlink(WALSIZER_STATE_TEMP_FILE);
+		pfree(buf);
+		return;
+	}
+	pfree(buf);
+
+	/* fsyncs the new file before, and the directory after, the rename */
+	if (durable_rename(WALSIZER_STATE_TEMP_FILE, WALSIZER_STATE_FILE,
+					   WARNING) != 0)
+		unlink(WALSIZER_STATE_TEMP_FILE);
+}

@@ -1,0 +1,76 @@
+/*-------------------------------------------------------------------------
+ *
+ * shared_state.h
+ *		pg_walsizer's shared memory: what the worker measured and decided,
+ *		read by the SQL functions, and its persistence in the data directory.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_SHARED_STATE_H
+#define WALSIZER_SHARED_STATE_H
+
+#include "datatype/timestamp.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+
+#include "policy.h"
+#include "state_format.h"
+
+/* Figures the worker publishes after every sample. */
+typedef struct WalsizerStatus
+{
+	TimestampTz started_at;
+	TimestampTz last_sample_at;
+	TimestampTz last_check_at;
+	TimestampTz next_check_at;
+	double		window_s;		/* configured window length */
+	int			sample_interval_ms;
+
+	/* the last complete window */
+	double		last_window_s;
+	int64		last_timed;
+	int64		last_requested;
+	int64		last_wal_forced;
+	uint64		last_wal_bytes;
+	int64		last_fpi;
+	bool		last_window_reset;
+
+	/* since the worker started */
+	int64		total_timed;
+	int64		total_requested;
+	int64		total_wal_forced;
+	uint64		total_wal_bytes;
+
+	/* the latest sample */
+	double		recent_rate;	/* bytes/s */
+	double		peak_rate;		/* bytes/s */
+	uint64		wal_since_redo_bytes;
+	int64		disk_cap_mb;	/* 0 when unknown */
+	bool		blocked;		/* ALTER SYSTEM is not allowed */
+	int64		pending_mb;		/* written, not yet seen applied */
+
+	/* what the policy would do if the window ended now */
+	WalsizerDecision plan;
+} WalsizerStatus;
+
+typedef struct WalsizerShared
+{
+	LWLock	   *lock;			/* protects everything below */
+	pid_t		worker_pid;		/* 0 while no worker runs */
+	Latch	   *worker_latch;	/* set to wake the worker */
+	bool		check_requested;	/* walsizer.check_now() was called */
+	bool		state_loaded;	/* the state file was read since startup */
+	WalsizerStatus status;
+	WalsizerPersistent persistent;
+} WalsizerShared;
+
+/* NULL unless the library was preloaded. */
+extern WalsizerShared *walsizer_shared;
+
+extern void walsizer_shmem_install_hooks(void);
+extern void walsizer_require_shared(void);
+
+extern bool walsizer_state_load(void);
+extern void walsizer_state_save(void);
+
+#endif							/* WALSIZER_SHARED_STATE_H */

@@ -1,0 +1,308 @@
+/*-------------------------------------------------------------------------
+ *
+ * sql_functions.c
+ *		The SQL interface: walsizer.status(), walsizer.decisions(),
+ *		walsizer.recommend() and walsizer.check_now().
+ *
+ * Each function copies what it needs out of shared memory under the lock
+ * and builds its result afterwards, so a reader never holds the lock while
+ * allocating and never sees a row the worker is halfway through writing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "access/htup_details.h"
+#include "access/xlog.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+
+#include "compat.h"
+#include "policy.h"
+#include "shared_state.h"
+#include "walsizer.h"
+
+PG_FUNCTION_INFO_V1(walsizer_status);
+PG_FUNCTION_INFO_V1(walsizer_decisions);
+PG_FUNCTION_INFO_V1(walsizer_recommend);
+PG_FUNCTION_INFO_V1(walsizer_check_now);
+
+#define STATUS_COLUMNS 38
+#define DECISION_COLUMNS 11
+#define RECOMMEND_COLUMNS 7
+
+/* Builds a row column by column, so the order lives in one place. */
+typedef struct RowBuilder
+{
+	Datum	   *values;
+	bool	   *nulls;
+	int			next;
+	int			ncolumns;
+} RowBuilder;
+
+static void
+put(RowBuilder *row, Datum value)
+{
+	Assert(row->next < row->ncolumns);
+	row->values[row->next] = value;
+	row->nulls[row->next] = false;
+	row->next++;
+}
+
+static void
+put_null(RowBuilder *row)
+{
+	Assert(row->next < row->ncolumns);
+	row->nulls[row->next] = true;
+	row->next++;
+}
+
+static void
+put_timestamp(RowBuilder *row, TimestampTz value)
+{
+	if (value == 0)
+		put_null(row);
+	else
+		put(row, TimestampTzGetDatum(value));
+}
+
+static void
+put_text(RowBuilder *row, const char *value)
+{
+	put(row, CStringGetTextDatum(value));
+}
+
+/* A share of two counts, NULL when there is nothing to divide. */
+static void
+put_ratio(RowBuilder *row, double part, double whole)
+{
+	if (whole <= 0)
+		put_null(row);
+	else
+		put(row, Float8GetDatum(part / whole));
+}
+
+static TupleDesc
+result_tupdesc(FunctionCallInfo fcinfo, int expected_columns)
+{
+	TupleDesc	tupdesc;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	if (tupdesc->natts != expected_columns)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("function returns %d columns, the pg_walsizer library expects %d",
+						tupdesc->natts, expected_columns),
+				 errhint("Run ALTER EXTENSION pg_walsizer UPDATE so the SQL objects match the library.")));
+	return BlessTupleDesc(tupdesc);
+}
+
+Datum
+walsizer_status(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[STATUS_COLUMNS];
+	bool		nulls[STATUS_COLUMNS];
+	RowBuilder	row = {values, nulls, 0, STATUS_COLUMNS};
+	WalsizerStatus st;
+	pid_t		worker_pid;
+	uint64		decisions_total;
+	WalsizerRecord latest;
+	bool		has_latest;
+
+	walsizer_require_shared();
+	tupdesc = result_tupdesc(fcinfo, STATUS_COLUMNS);
+
+	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
+	st = walsizer_shared->status;
+	worker_pid = walsizer_shared->worker_pid;
+	decisions_total = walsizer_shared->persistent.decisions_total;
+	has_latest = walsizer_shared->persistent.history_count > 0;
+	if (has_latest)
+		latest = *walsizer_history_latest(&walsizer_shared->persistent);
+	LWLockRelease(walsizer_shared->lock);
+
+	put(&row, BoolGetDatum(walsizer_enable));
+	put(&row, BoolGetDatum(walsizer_dry_run));
+	if (worker_pid != 0)
+		put(&row, Int32GetDatum(worker_pid));
+	else
+		put_null(&row);
+	put(&row, Int64GetDatum(max_wal_size_mb));
+	put(&row, Int64GetDatum(st.plan.cap_mb));
+	put_text(&row, st.plan.cap_source == WALSIZER_CAP_DISK ?
+			 "disk" : "walsizer.max");
+	put(&row, Int64GetDatum(st.plan.floor_mb));
+	put(&row, Int64GetDatum(st.plan.needed_mb));
+	put(&row, Float8GetDatum(st.window_s));
+	put(&row, Int32GetDatum(st.sample_interval_ms));
+	put_timestamp(&row, st.last_check_at);
+	put_timestamp(&row, st.next_check_at);
+
+	/* the last complete window */
+	put(&row, Int64GetDatum(st.last_timed));
+	put(&row, Int64GetDatum(st.last_requested));
+	put(&row, Int64GetDatum(st.last_wal_forced));
+	put_ratio(&row, st.last_requested, st.last_timed + st.last_requested);
+	put(&row, Int64GetDatum((int64) st.last_wal_bytes));
+	put_ratio(&row, st.last_wal_bytes, st.last_window_s);
+	put(&row, Int64GetDatum(st.last_fpi));
+	/* share of WAL volume that full-page images take, at most one page each */
+	if (st.last_wal_bytes > 0)
+		put(&row, Float8GetDatum(Min(1.0, (double) st.last_fpi * BLCKSZ /
+									 (double) st.last_wal_bytes)));
+	else
+		put_null(&row);
+
+	/* since the worker started */
+	put(&row, Int64GetDatum(st.total_timed));
+	put(&row, Int64GetDatum(st.total_requested));
+	put(&row, Int64GetDatum(st.total_wal_forced));
+	put_ratio(&row, st.total_requested, st.total_timed + st.total_requested);
+	put(&row, Int64GetDatum((int64) st.total_wal_bytes));
+
+	/* the latest sample */
+	put(&row, Float8GetDatum(st.recent_rate));
+	put(&row, Float8GetDatum(st.peak_rate));
+	put(&row, Int64GetDatum((int64) st.wal_since_redo_bytes));
+	put(&row, Int64GetDatum((int64) st.plan.trigger_bytes));
+	put(&row, Int64GetDatum((int64) st.plan.projected_bytes));
+	put_ratio(&row, st.plan.projected_bytes, st.plan.trigger_bytes);
+	put(&row, BoolGetDatum(st.blocked));
+	if (st.pending_mb != 0)
+		put(&row, Int64GetDatum(st.pending_mb));
+	else
+		put_null(&row);
+
+	put(&row, Int64GetDatum((int64) decisions_total));
+	if (has_latest)
+	{
+		put_text(&row, walsizer_action_name(latest.action));
+		put_text(&row, latest.reason);
+	}
+	else
+	{
+		put_null(&row);
+		put_null(&row);
+	}
+	if (st.last_sample_at != 0)
+	{
+		put_text(&row, walsizer_action_name(st.plan.action));
+		put_text(&row, st.plan.reason);
+	}
+	else
+	{
+		put_null(&row);
+		put_null(&row);
+	}
+	Assert(row.next == STATUS_COLUMNS);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+Datum
+walsizer_decisions(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	WalsizerPersistent *copy;
+
+	walsizer_require_shared();
+	walsizer_init_materialized_srf(fcinfo);
+	if (rsinfo->setDesc->natts != DECISION_COLUMNS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				 errmsg("function returns %d columns, the pg_walsizer library expects %d",
+						rsinfo->setDesc->natts, DECISION_COLUMNS)));
+
+	copy = palloc(sizeof(WalsizerPersistent));
+	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
+	memcpy(copy, &walsizer_shared->persistent, sizeof(WalsizerPersistent));
+	LWLockRelease(walsizer_shared->lock);
+
+	for (int i = 0; i < copy->history_count; i++)
+	{
+		const WalsizerRecord *rec = walsizer_history_at(copy, i);
+		Datum		values[DECISION_COLUMNS];
+		bool		nulls[DECISION_COLUMNS];
+		RowBuilder	row = {values, nulls, 0, DECISION_COLUMNS};
+
+		put(&row, TimestampTzGetDatum(rec->at));
+		put_text(&row, walsizer_action_name(rec->action));
+		put(&row, Int64GetDatum(rec->old_mb));
+		put(&row, Int64GetDatum(rec->new_mb));
+		put(&row, Int64GetDatum(rec->requested));
+		put(&row, Int64GetDatum(rec->timed));
+		put(&row, Int64GetDatum(rec->wal_forced));
+		put(&row, Int64GetDatum((int64) rec->wal_bytes));
+		put(&row, Float8GetDatum(rec->window_s));
+		if (walsizer_changes_size(rec->action))
+			put(&row, BoolGetDatum(rec->confirmed != 0));
+		else
+			put_null(&row);
+		put_text(&row, rec->reason);
+		Assert(row.next == DECISION_COLUMNS);
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(copy);
+	return (Datum) 0;
+}
+
+Datum
+walsizer_recommend(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[RECOMMEND_COLUMNS];
+	bool		nulls[RECOMMEND_COLUMNS];
+	RowBuilder	row = {values, nulls, 0, RECOMMEND_COLUMNS};
+	WalsizerDecision plan;
+	TimestampTz last_sample_at;
+
+	walsizer_require_shared();
+	tupdesc = result_tupdesc(fcinfo, RECOMMEND_COLUMNS);
+
+	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
+	plan = walsizer_shared->status.plan;
+	last_sample_at = walsizer_shared->status.last_sample_at;
+	LWLockRelease(walsizer_shared->lock);
+
+	if (last_sample_at == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("pg_walsizer has not measured anything yet"),
+				 errhint("The worker starts once recovery has finished; try again in a moment.")));
+
+	put_text(&row, walsizer_action_name(plan.action));
+	put(&row, Int64GetDatum(plan.old_mb));
+	put(&row, Int64GetDatum(plan.new_mb));
+	put(&row, Int64GetDatum(plan.needed_mb));
+	put(&row, Int64GetDatum(plan.cap_mb));
+	put(&row, Int64GetDatum(plan.floor_mb));
+	put_text(&row, plan.reason);
+	Assert(row.next == RECOMMEND_COLUMNS);
+
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* Ask the worker to end its window now.  False when no worker runs. */
+Datum
+walsizer_check_now(PG_FUNCTION_ARGS)
+{
+	Latch	   *latch;
+
+	walsizer_require_shared();
+
+	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
+	latch = walsizer_shared->worker_latch;
+	if (latch != NULL)
+		walsizer_shared->check_requested = true;
+	LWLockRelease(walsizer_shared->lock);
+
+	if (latch == NULL)
+		PG_RETURN_BOOL(false);
+	SetLatch(latch);
+	PG_RETURN_BOOL(true);
+}

@@ -1,0 +1,292 @@
+/*-------------------------------------------------------------------------
+ *
+ * state_format.c
+ *		Encode and decode pg_walsizer's state file.
+ *
+ * Fields are written one by one in little-endian order rather than by
+ * dumping the struct, so the format does not depend on padding or on the
+ * compiler, and every field can be range-checked when read back.  A 64-bit
+ * FNV-1a checksum over the whole image catches torn and corrupted files;
+ * the file is replaced by an atomic rename, so a torn file only appears if
+ * something else damaged it.
+ *
+ * Layout, version 1:
+ *		magic u32, version u32, record count u32, reserved u32,
+ *		baseline_mb i64, last_set_mb i64, intent_mb i64, decisions_total u64,
+ *		policy state 4 x i32,
+ *		records (oldest first), each:
+ *			at i64, action i32, confirmed i32, old_mb i64, new_mb i64,
+ *			requested i64, timed i64, wal_forced i64, wal_bytes u64,
+ *			window_s (IEEE 754 bits) u64, reason char[WALSIZER_REASON_LEN],
+ *		checksum u64 over everything before it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "state_format.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STATE_MAGIC 0x57534C57	/* "WLSW" */
+#define STATE_VERSION 1
+#define HEADER_BYTES (4 * 4 + 4 * 8 + 4 * 4)
+#define RECORD_BYTES (8 + 4 + 4 + 7 * 8 + 8 + WALSIZER_REASON_LEN)
+#define CHECKSUM_BYTES 8
+
+/* Largest size a record may carry: max_wal_size's own limit, in MB. */
+#define SIZE_LIMIT_MB ((int64_t) 2147483647)
+
+typedef struct Writer
+{
+	unsigned char *pos;
+} Writer;
+
+typedef struct Reader
+{
+	const unsigned char *pos;
+} Reader;
+
+static void
+put_u32(Writer *w, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		*w->pos++ = (unsigned char) (v >> (8 * i));
+}
+
+static void
+put_u64(Writer *w, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		*w->pos++ = (unsigned char) (v >> (8 * i));
+}
+
+static uint32_t
+get_u32(Reader *r)
+{
+	uint32_t	v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t) *r->pos++ << (8 * i);
+	return v;
+}
+
+static uint64_t
+get_u64(Reader *r)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t) *r->pos++ << (8 * i);
+	return v;
+}
+
+static uint64_t
+fnv1a64(const unsigned char *data, size_t len)
+{
+	uint64_t	hash = UINT64_C(14695981039346656037);
+
+	for (size_t i = 0; i < len; i++)
+	{
+		hash ^= data[i];
+		hash *= UINT64_C(1099511628211);
+	}
+	return hash;
+}
+
+static size_t
+encoded_size_for(uint32_t count)
+{
+	return HEADER_BYTES + (size_t) count * RECORD_BYTES + CHECKSUM_BYTES;
+}
+
+size_t
+walsizer_state_encoded_size(void)
+{
+	return encoded_size_for(WALSIZER_HISTORY_LEN);
+}
+
+const WalsizerRecord *
+walsizer_history_at(const WalsizerPersistent *state, int i)
+{
+	int			oldest;
+
+	if (i < 0 || i >= state->history_count)
+		return NULL;
+	oldest = (state->history_next - state->history_count +
+			  WALSIZER_HISTORY_LEN) % WALSIZER_HISTORY_LEN;
+	return &state->history[(oldest + i) % WALSIZER_HISTORY_LEN];
+}
+
+WalsizerRecord *
+walsizer_history_latest(WalsizerPersistent *state)
+{
+	if (state->history_count == 0)
+		return NULL;
+	return &state->history[(state->history_next - 1 + WALSIZER_HISTORY_LEN) %
+						   WALSIZER_HISTORY_LEN];
+}
+
+void
+walsizer_history_append(WalsizerPersistent *state, const WalsizerRecord *record)
+{
+	state->history[state->history_next] = *record;
+	state->history[state->history_next].reason[WALSIZER_REASON_LEN - 1] = '\0';
+	state->history_next = (state->history_next + 1) % WALSIZER_HISTORY_LEN;
+	if (state->history_count < WALSIZER_HISTORY_LEN)
+		state->history_count++;
+	state->decisions_total++;
+}
+
+size_t
+walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
+					  size_t buflen)
+{
+	uint32_t	count = (uint32_t) state->history_count;
+	size_t		size;
+	Writer		w = {buf};
+
+	if (state->history_count < 0 || count > WALSIZER_HISTORY_LEN)
+		return 0;
+	size = encoded_size_for(count);
+	if (buflen < size)
+		return 0;
+
+	put_u32(&w, STATE_MAGIC);
+	put_u32(&w, STATE_VERSION);
+	put_u32(&w, count);
+	put_u32(&w, 0);
+	put_u64(&w, (uint64_t) state->baseline_mb);
+	put_u64(&w, (uint64_t) state->last_set_mb);
+	put_u64(&w, (uint64_t) state->intent_mb);
+	put_u64(&w, state->decisions_total);
+	put_u32(&w, (uint32_t) state->policy.windows_below_half);
+	put_u32(&w, (uint32_t) state->policy.windows_since_change);
+	put_u32(&w, (uint32_t) state->policy.cap_reported);
+	put_u32(&w, (uint32_t) state->policy.floor_clamp_reported);
+
+	for (int i = 0; i < (int) count; i++)
+	{
+		const WalsizerRecord *rec = walsizer_history_at(state, i);
+		uint64_t	window_bits;
+
+		memcpy(&window_bits, &rec->window_s, sizeof(window_bits));
+		put_u64(&w, (uint64_t) rec->at);
+		put_u32(&w, (uint32_t) rec->action);
+		put_u32(&w, (uint32_t) rec->confirmed);
+		put_u64(&w, (uint64_t) rec->old_mb);
+		put_u64(&w, (uint64_t) rec->new_mb);
+		put_u64(&w, (uint64_t) rec->requested);
+		put_u64(&w, (uint64_t) rec->timed);
+		put_u64(&w, (uint64_t) rec->wal_forced);
+		put_u64(&w, rec->wal_bytes);
+		put_u64(&w, window_bits);
+		memcpy(w.pos, rec->reason, WALSIZER_REASON_LEN);
+		w.pos[WALSIZER_REASON_LEN - 1] = '\0';
+		w.pos += WALSIZER_REASON_LEN;
+	}
+	put_u64(&w, fnv1a64(buf, size - CHECKSUM_BYTES));
+	return size;
+}
+
+static bool
+size_ok(int64_t mb)
+{
+	return mb >= 0 && mb <= SIZE_LIMIT_MB;
+}
+
+static bool
+fail(char *errbuf, size_t errlen, const char *what)
+{
+	if (errbuf && errlen > 0)
+		snprintf(errbuf, errlen, "%s", what);
+	return false;
+}
+
+bool
+walsizer_state_decode(const unsigned char *buf, size_t len,
+					  WalsizerPersistent *out, char *errbuf, size_t errlen)
+{
+	/* decoded into a local copy so that *out is untouched on failure */
+	static WalsizerPersistent state;
+	Reader		r = {buf};
+	uint32_t	count;
+
+	if (buf == NULL || len < HEADER_BYTES + CHECKSUM_BYTES)
+		return fail(errbuf, errlen, "file is too short");
+	if (get_u32(&r) != STATE_MAGIC)
+		return fail(errbuf, errlen, "file has the wrong magic number");
+	if (get_u32(&r) != STATE_VERSION)
+		return fail(errbuf, errlen, "file has an unsupported version");
+	count = get_u32(&r);
+	if (count > WALSIZER_HISTORY_LEN)
+		return fail(errbuf, errlen, "file claims too many records");
+	if (len != encoded_size_for(count))
+		return fail(errbuf, errlen, "file length does not match its header");
+	{
+		Reader		tail = {buf + len - CHECKSUM_BYTES};
+
+		if (get_u64(&tail) != fnv1a64(buf, len - CHECKSUM_BYTES))
+			return fail(errbuf, errlen, "file checksum does not match");
+	}
+	(void) get_u32(&r);			/* reserved */
+
+	memset(&state, 0, sizeof(state));
+	state.baseline_mb = (int64_t) get_u64(&r);
+	state.last_set_mb = (int64_t) get_u64(&r);
+	state.intent_mb = (int64_t) get_u64(&r);
+	state.decisions_total = get_u64(&r);
+	state.policy.windows_below_half = (int32_t) get_u32(&r);
+	state.policy.windows_since_change = (int32_t) get_u32(&r);
+	state.policy.cap_reported = (int32_t) get_u32(&r);
+	state.policy.floor_clamp_reported = (int32_t) get_u32(&r);
+	if (!size_ok(state.baseline_mb) || !size_ok(state.last_set_mb) ||
+		!size_ok(state.intent_mb))
+		return fail(errbuf, errlen, "file holds an impossible max_wal_size");
+	if (state.policy.windows_below_half < 0 ||
+		state.policy.windows_since_change < 0 ||
+		state.policy.cap_reported < 0 || state.policy.cap_reported > 1 ||
+		state.policy.floor_clamp_reported < 0 ||
+		state.policy.floor_clamp_reported > 1)
+		return fail(errbuf, errlen, "file holds an impossible policy state");
+	if (state.decisions_total < count)
+		return fail(errbuf, errlen, "file holds fewer decisions than records");
+
+	for (uint32_t i = 0; i < count; i++)
+	{
+		WalsizerRecord *rec = &state.history[i];
+		uint64_t	window_bits;
+
+		rec->at = (int64_t) get_u64(&r);
+		rec->action = (int32_t) get_u32(&r);
+		rec->confirmed = (int32_t) get_u32(&r);
+		rec->old_mb = (int64_t) get_u64(&r);
+		rec->new_mb = (int64_t) get_u64(&r);
+		rec->requested = (int64_t) get_u64(&r);
+		rec->timed = (int64_t) get_u64(&r);
+		rec->wal_forced = (int64_t) get_u64(&r);
+		rec->wal_bytes = get_u64(&r);
+		window_bits = get_u64(&r);
+		memcpy(&rec->window_s, &window_bits, sizeof(rec->window_s));
+		memcpy(rec->reason, r.pos, WALSIZER_REASON_LEN);
+		r.pos += WALSIZER_REASON_LEN;
+
+		if (rec->action <= WALSIZER_ACTION_NONE ||
+			rec->action > WALSIZER_ACTION_LAST)
+			return fail(errbuf, errlen, "a record has an unknown action");
+		if (rec->confirmed != 0 && rec->confirmed != 1)
+			return fail(errbuf, errlen, "a record has an invalid flag");
+		if (!size_ok(rec->old_mb) || !size_ok(rec->new_mb))
+			return fail(errbuf, errlen, "a record holds an impossible size");
+		if (rec->requested < 0 || rec->timed < 0 || rec->wal_forced < 0)
+			return fail(errbuf, errlen, "a record holds a negative count");
+		if (!isfinite(rec->window_s) || rec->window_s < 0)
+			return fail(errbuf, errlen, "a record holds an invalid window");
+		if (memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL)
+			return fail(errbuf, errlen, "a record's reason is not terminated");
+	}
+	state.history_count = (int32_t) count;
+	state.history_next = (int32_t) (count % WALSIZER_HISTORY_LEN);
+	*out = state;
+	return true;
+}

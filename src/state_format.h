@@ -1,0 +1,75 @@
+/*-------------------------------------------------------------------------
+ *
+ * state_format.h
+ *		What pg_walsizer remembers across restarts, and its on-disk form.
+ *
+ * The state file holds the decision history and the few values the policy
+ * must not forget (the DBA's own max_wal_size, what walsizer last wrote).
+ * Encoding and decoding are pure functions over a byte buffer, with no
+ * PostgreSQL headers, so that the reader can be fuzzed on its own: the file
+ * lives in the data directory, where anything may have happened to it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_STATE_FORMAT_H
+#define WALSIZER_STATE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+/* Number of decisions kept in shared memory and in the state file. */
+#define WALSIZER_HISTORY_LEN 64
+
+/* One recorded decision. */
+typedef struct WalsizerRecord
+{
+	int64_t		at;				/* TimestampTz */
+	int32_t		action;			/* WalsizerAction */
+	int32_t		confirmed;		/* server was seen running with new_mb */
+	int64_t		old_mb;
+	int64_t		new_mb;
+	int64_t		requested;
+	int64_t		timed;
+	int64_t		wal_forced;
+	uint64_t	wal_bytes;
+	double		window_s;
+	char		reason[WALSIZER_REASON_LEN];
+} WalsizerRecord;
+
+/* Everything persisted.  The history is a ring; see walsizer_history_at(). */
+typedef struct WalsizerPersistent
+{
+	int64_t		baseline_mb;	/* the DBA's own max_wal_size */
+	int64_t		last_set_mb;	/* what walsizer last wrote, 0 if nothing */
+	int64_t		intent_mb;		/* being written right now, 0 if nothing */
+	uint64_t	decisions_total;	/* ever recorded, including overwritten */
+	WalsizerPolicyState policy;
+	int32_t		history_count;	/* valid entries, <= WALSIZER_HISTORY_LEN */
+	int32_t		history_next;	/* slot the next record goes to */
+	WalsizerRecord history[WALSIZER_HISTORY_LEN];
+} WalsizerPersistent;
+
+/* Size of the buffer walsizer_state_encode() needs. */
+extern size_t walsizer_state_encoded_size(void);
+extern size_t walsizer_state_encode(const WalsizerPersistent *state,
+									unsigned char *buf, size_t buflen);
+
+/*
+ * Decode a state file image.  On failure returns false, leaves *state
+ * untouched and puts a one-line reason in errbuf.  Never trusts a byte.
+ */
+extern bool walsizer_state_decode(const unsigned char *buf, size_t len,
+								  WalsizerPersistent *state,
+								  char *errbuf, size_t errlen);
+
+extern void walsizer_history_append(WalsizerPersistent *state,
+									const WalsizerRecord *record);
+/* i-th oldest record, 0 <= i < history_count */
+extern const WalsizerRecord *walsizer_history_at(const WalsizerPersistent *state,
+												 int i);
+extern WalsizerRecord *walsizer_history_latest(WalsizerPersistent *state);
+
+#endif							/* WALSIZER_STATE_FORMAT_H */

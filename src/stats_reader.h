@@ -1,0 +1,25 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats_reader.h
+ *		Read the server's checkpoint and WAL statistics, whatever the major.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_STATS_READER_H
+#define WALSIZER_STATS_READER_H
+
+#include "datatype/timestamp.h"
+
+typedef struct WalsizerCounters
+{
+	int64		timed;			/* timed checkpoints (incl. skipped ones) */
+	int64		requested;		/* requested checkpoints, for any reason */
+	TimestampTz reset_at;		/* when the counters were last reset */
+	int64		wal_fpi;		/* full-page images written */
+	uint64		wal_bytes;		/* WAL bytes, as pg_stat_wal counts them */
+	TimestampTz wal_reset_at;	/* when the WAL counters were last reset */
+} WalsizerCounters;
+
+extern void walsizer_read_counters(WalsizerCounters *counters);
+
+#endif							/* WALSIZER_STATS_READER_H */

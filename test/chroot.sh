@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# test/chroot.sh - build, cache and enter Debian chroots that carry PostgreSQL
+# majors newer than the host's. Their binaries need a newer libc than the
+# host has, so they can only run inside a debootstrap'd Debian userland.
+#
+#   test/chroot.sh prepare MAJOR    build or reuse the chroot; last stdout line
+#                                   is its root path (progress goes to stderr)
+#   test/chroot.sh root MAJOR       print the root path without building
+#   test/chroot.sh run MAJOR [--bind HOSTDIR:/INSIDE]... -- CMD [ARG]...
+#                                   run CMD as root inside the chroot with a
+#                                   clean environment; exits with CMD's status
+#
+# MAJOR is 17 (trixie) or 18/19 (one shared sid chroot; 19 comes from
+# experimental). Sourcing the file defines the chroot_* functions (and sets
+# -euo pipefail) instead of running a command.
+# Chroots live in ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots};
+# debootstrap/apt output goes to RELEASE.log there. Needs root.
+#
+# Every mount is made inside a private mount and PID namespace (unshare), so
+# it vanishes with the command even if this script is killed, concurrent runs
+# never see each other's mounts, and no server started inside can outlive it.
+set -euo pipefail
+
+CHROOT_SH=$(readlink -f "${BASH_SOURCE[0]}")
+CHROOT_CACHE=${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
+CHROOT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# Installed by debootstrap: what building the extension and its TAP tests needs.
+CHROOT_BASE_PKGS=build-essential,perl,libipc-run-perl,procps
+
+chroot_say() { printf 'chroot.sh: %s\n' "$*" >&2; }
+chroot_die() { chroot_say "error: $*"; exit 1; }
+
+# The single place that maps a PostgreSQL major to a Debian release.
+chroot_release() {
+    case ${1:-} in
+        17) echo trixie ;;
+        18 | 19) echo sid ;;
+        *) chroot_die "unsupported major '${1:-}' (want 17, 18 or 19)" ;;
+    esac
+}
+
+# Majors that Debian ships only as pre-releases come from experimental.
+chroot_needs_experimental() { [[ $1 == 19 ]]; }
+
+chroot_root() {
+    local release
+    release=$(chroot_release "$1")
+    echo "$CHROOT_CACHE/$release"
+}
+
+# The archive mirror the host's apt already uses, so the chroots come from the
+# same place as host packages. WALSIZER_DEBIAN_MIRROR overrides it.
+chroot_mirror() {
+    if [[ -n ${WALSIZER_DEBIAN_MIRROR:-} ]]; then echo "$WALSIZER_DEBIAN_MIRROR"; return; fi
+    local codename uri
+    # shellcheck source=/dev/null
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    # deb822: the stanza whose Suites list the bare codename (not -security).
+    uri=$(awk -v c="$codename" 'BEGIN { RS = "" }
+        { u = ""; ok = 0; n = split($0, l, "\n")
+          for (i = 1; i <= n; i++) {
+              m = split(l[i], f, /[ \t]+/)
+              if (f[1] == "URIs:") u = f[2]
+              if (f[1] == "Suites:") for (j = 2; j <= m; j++) if (f[j] == c) ok = 1
+          }
+          if (ok && u != "") { print u; exit } }' \
+        /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
+    # One-line format fallback: "deb [opts] URI SUITE COMPONENTS...".
+    [[ -n $uri ]] || uri=$(awk -v c="$codename" '$1 == "deb" {
+            i = 2; while ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+            if ($(i + 1) == c) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null || true)
+    [[ -n $uri ]] || chroot_die "no Debian mirror for '$codename' in the host's apt sources"
+    echo "$uri"
+}
+
+# Mount points at or below $1 in this mount namespace, deepest first.
+chroot_mounts_under() {
+    awk -v r="$1" '$2 == r || index($2, r "/") == 1 { print $2 }' /proc/mounts | sort -r
+}
+
+# Run a command inside the chroot with a clean, predictable environment.
+chroot_exec() {
+    local root=$1; shift
+    chroot "$root" /usr/bin/env -i PATH="$CHROOT_PATH" HOME=/root LANG=C.UTF-8 \
+        DEBIAN_FRONTEND=noninteractive "$@"
+}
+
+# Mounts made by chroot_mount, undone in reverse by chroot_umount (EXIT trap).
+CHROOT_MOUNTED=()
+chroot_mount_one() { mount "$@" && CHROOT_MOUNTED+=("${!#}"); }
+
+# What postgresql-common's maintainer scripts and the servers need: /proc,
+# device nodes, ptys and a POSIX shared memory directory.
+chroot_mount() {
+    local root=$1
+    trap chroot_umount EXIT
+    chroot_mount_one -t proc proc "$root/proc"
+    chroot_mount_one --bind /dev "$root/dev"
+    chroot_mount_one --bind /dev/pts "$root/dev/pts"
+    chroot_mount_one -t tmpfs -o mode=1777,size=1g shm "$root/dev/shm"
+}
+
+chroot_umount() {
+    ((${#CHROOT_MOUNTED[@]})) || return 0
+    # As the namespace's PID 1, stop anything CMD left behind (e.g. a server
+    # that was not shut down): it would keep the mounts busy. The chroot's
+    # /proc (mounted first) shows this namespace's processes only.
+    if [[ ${WALSIZER_CHROOT_NS:-} == 1 ]] && (($$ == 1)); then
+        local p left=()
+        for p in "${CHROOT_MOUNTED[0]}"/[0-9]*; do
+            [[ -e $p/stat && ${p##*/} != 1 ]] && left+=("${p##*/}")
+        done
+        if ((${#left[@]})); then
+            chroot_say "killing processes left running in the chroot: ${left[*]}"
+            kill -KILL -1 2>/dev/null || true
+        fi
+    fi
+    local i
+    for ((i = ${#CHROOT_MOUNTED[@]} - 1; i >= 0; i--)); do
+        umount "${CHROOT_MOUNTED[i]}" 2>/dev/null || umount -l "${CHROOT_MOUNTED[i]}"
+    done
+    CHROOT_MOUNTED=()
+}
+
+# Run an internal subcommand in a fresh private mount and PID namespace,
+# holding the release's lock: exclusive (-x) to build, shared (-s) to run,
+# so nothing installs into a chroot while a command runs in it (18 and 19
+# share sid).
+chroot_unshare() {
+    local mode=$1 major=$2 release
+    release=$(chroot_release "$major")
+    shift 2
+    WALSIZER_CHROOT_NS=1 flock "$mode" "$CHROOT_CACHE/.$release.lock" \
+        unshare --mount --propagation private --pid --fork --kill-child \
+        bash "$CHROOT_SH" "$@"
+}
+
+# Make or reuse the chroot for MAJOR; print its root path last on stdout.
+chroot_prepare() {
+    local major=$1 root release
+    release=$(chroot_release "$major") root=$(chroot_root "$major")
+    if [[ ! -e $root/.walsizer-ready-$major ]]; then
+        mkdir -p "$CHROOT_CACHE"
+        local log=$CHROOT_CACHE/$release.log m
+        if [[ ! -e $root/.walsizer-base ]]; then
+            # A half-built chroot is removed before rebuilding; mounts left in
+            # it by other tools must go first or rm would wipe host files.
+            for m in $(chroot_mounts_under "$root"); do
+                umount "$m" 2>/dev/null || umount -l "$m"
+            done
+        fi
+        chroot_say "preparing PostgreSQL $major in $root (log: $log)"
+        if ! chroot_unshare -x "$major" _build "$major" "$log"; then
+            chroot_say "build failed; end of $log:"
+            tail -n 40 "$log" >&2 || true
+            return 1
+        fi
+    fi
+    echo "$root"
+}
+
+# Inside the namespace, holding the release lock: do the actual work.
+chroot_build() {
+    local major=$1 log=$2 root release uri
+    release=$(chroot_release "$major") root=$(chroot_root "$major") uri=$(chroot_mirror)
+    [[ -e $root/.walsizer-ready-$major ]] && return 0 # built while we waited
+    exec >>"$log" 2>&1
+    echo "=== $(date -u +%FT%TZ) PostgreSQL $major ($release, $uri)"
+    if [[ ! -e $root/.walsizer-base ]]; then
+        [[ -z $(chroot_mounts_under "$root") ]] || chroot_die "refusing to delete $root: mounts inside it"
+        rm -rf --one-file-system "$root"
+        mkdir -p "$root"
+        debootstrap --variant=minbase --include="$CHROOT_BASE_PKGS" "$release" "$root" "$uri"
+        # The mirror's sid/experimental Release files can be past Valid-Until.
+        printf '%s\n' 'Acquire::Check-Valid-Until "false";' \
+            'APT::Install-Recommends "false";' >"$root/etc/apt/apt.conf.d/90walsizer"
+        # No daemon may start while packages install inside the chroot.
+        printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+        chmod 755 "$root/usr/sbin/policy-rc.d"
+        touch "$root/.walsizer-base"
+    fi
+    cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+    local target=()
+    if chroot_needs_experimental "$major"; then
+        echo "deb $uri experimental main" >"$root/etc/apt/sources.list.d/experimental.list"
+        target=(-t experimental)
+    fi
+    chroot_mount "$root"
+    local apt=(apt-get -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+    chroot_exec "$root" dpkg --configure -a # finish an install that was cut short
+    chroot_exec "$root" apt-get update
+    # postgresql-common first, so that installing postgresql-NN does not
+    # create (and try to start) a default "main" cluster.
+    chroot_exec "$root" "${apt[@]}" install postgresql-common
+    chroot_exec "$root" pg_conftool /etc/postgresql-common/createcluster.conf \
+        set create_main_cluster false
+    chroot_exec "$root" "${apt[@]}" "${target[@]}" install \
+        "postgresql-$major" "postgresql-server-dev-$major"
+    chroot_exec "$root" apt-get clean
+    local bin=/usr/lib/postgresql/$major/bin f
+    for f in "$bin/postgres" "$bin/pg_config" "$bin/pgbench" "$bin/initdb" /usr/bin/prove /usr/sbin/runuser; do
+        [[ -x $root$f ]] || chroot_die "$f is missing from the chroot"
+    done
+    local pgxs
+    pgxs=$(dirname "$(chroot_exec "$root" "$bin/pg_config" --pgxs)")/../..
+    [[ -e $root$pgxs/src/test/perl/PostgreSQL/Test/Cluster.pm ]] ||
+        chroot_die "PostgreSQL::Test modules missing below $pgxs"
+    echo "=== done: $(chroot_exec "$root" "$bin/pg_config" --version)"
+    chroot_umount
+    touch "$root/.walsizer-ready-$major" # last: marks the chroot complete
+}
+
+# Prepare the chroot, then run CMD in it (see the header for the syntax).
+chroot_run() {
+    local major=${1:?usage: chroot_run MAJOR [--bind HOST:/INSIDE]... -- CMD...}
+    chroot_prepare "$major" >/dev/null
+    chroot_unshare -s "$major" _enter "$@"
+}
+
+# Inside the namespace: mount, bind, run CMD, unmount.
+chroot_enter() {
+    local major=$1 root binds=() b host inside
+    root=$(chroot_root "$major"); shift
+    while (($#)) && [[ $1 != -- ]]; do
+        [[ $1 == --bind && $# -ge 2 ]] || chroot_die "bad argument '$1' (want --bind HOST:/INSIDE or --)"
+        binds+=("$2"); shift 2
+    done
+    (($# >= 2)) || chroot_die "no command given after --"
+    shift
+    chroot_mount "$root"
+    for b in "${binds[@]}"; do
+        host=${b%%:*} inside=${b#*:}
+        [[ -d $host ]] || chroot_die "bind source '$host' is not a directory"
+        [[ $inside == /?* && $inside != *..* ]] || chroot_die "bind target '$inside' must be an absolute path"
+        mkdir -p "$root$inside"
+        chroot_mount_one --bind "$host" "$root$inside"
+    done
+    # The major's own bin first: in the shared sid chroot the pg_config
+    # wrapper in /usr/bin would otherwise pick the newest major.
+    local bin=/usr/lib/postgresql/$major/bin rc=0
+    CHROOT_PATH=$bin:$CHROOT_PATH
+    chroot_exec "$root" PG_CONFIG="$bin/pg_config" "$@" || rc=$?
+    chroot_umount
+    return "$rc"
+}
+
+chroot_main() {
+    local cmd=${1:-} major=${2:-}
+    [[ $cmd != _* || ${WALSIZER_CHROOT_NS:-} == 1 ]] || chroot_die "$cmd is internal"
+    (($# >= 2)) || cmd=help
+    case $cmd in
+        prepare) chroot_prepare "$major" ;;
+        root) chroot_root "$major" ;;
+        run) shift; chroot_run "$@" ;;
+        _build) chroot_build "$major" "$3" ;;
+        _enter) shift; chroot_enter "$@" ;;
+        *) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$CHROOT_SH" >&2; return 2 ;;
+    esac
+}
+
+if [[ ${BASH_SOURCE[0]} == "$0" ]]; then
+    chroot_main "$@"
+fi
