@@ -3,7 +3,7 @@
 #   make && make install            build and install for the pg_config on PATH
 #   make installcheck               pg_regress (temporary preloaded instance)
 #                                   and the TAP tests under test/t
-#   make unit                       plain C tests of the policy and state file
+#   make unit / sim / fuzz-smoke    plain C tests of the pure modules
 #   make PG_CONFIG=/path/pg_config  another PostgreSQL major
 
 EXTENSION = pg_walsizer
@@ -31,16 +31,6 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# Pure C: the policy and the state-file format build without a server.
-UNIT_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src
-PURE_SOURCES = src/policy.c src/state_format.c
-
-test/build/%: test/unit/%.c $(PURE_SOURCES) test/unit/unit.h
-	@mkdir -p test/build
-	$(CC) $(UNIT_CFLAGS) -o $@ $< $(PURE_SOURCES) -lm
-
-UNIT_TESTS = $(patsubst test/unit/%.c,test/build/%,$(wildcard test/unit/test_*.c))
-
-.PHONY: unit
-unit: $(UNIT_TESTS)
-	@status=0; for t in $(UNIT_TESTS); do $$t || status=1; done; exit $$status
+# Plain C tests of the pure modules (unit tests, trace simulator, fuzzers):
+# make unit, make sim, make fuzz-smoke.  They need no server.
+include $(srcdir)/test/pure.mk

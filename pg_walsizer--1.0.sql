@@ -3,10 +3,12 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION pg_walsizer" to load this file. \quit
 
--- Every name below is qualified with @extschema@ (walsizer), so a hostile
--- search_path at CREATE EXTENSION time cannot redirect anything.
+-- The functions live in their own schema, created here so that it belongs
+-- to the extension and goes away with DROP EXTENSION.  Every name is
+-- schema-qualified, so a hostile search_path cannot redirect anything.
+CREATE SCHEMA walsizer;
 
-CREATE FUNCTION @extschema@.status(
+CREATE FUNCTION walsizer.status(
     OUT enabled boolean,
     OUT dry_run boolean,
     OUT worker_pid integer,
@@ -49,10 +51,10 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'walsizer_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
-COMMENT ON FUNCTION @extschema@.status() IS
+COMMENT ON FUNCTION walsizer.status() IS
 'what pg_walsizer measured in its last window and sample, and what it would do next';
 
-CREATE FUNCTION @extschema@.decisions(
+CREATE FUNCTION walsizer.decisions(
     OUT at timestamp with time zone,
     OUT action text,
     OUT old_mb bigint,
@@ -68,10 +70,10 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'walsizer_decisions'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
-COMMENT ON FUNCTION @extschema@.decisions() IS
+COMMENT ON FUNCTION walsizer.decisions() IS
 'the last decisions of pg_walsizer, oldest first, kept across restarts';
 
-CREATE FUNCTION @extschema@.recommend(
+CREATE FUNCTION walsizer.recommend(
     OUT action text,
     OUT max_wal_size_mb bigint,
     OUT recommended_mb bigint,
@@ -83,22 +85,25 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'walsizer_recommend'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
 
-COMMENT ON FUNCTION @extschema@.recommend() IS
+COMMENT ON FUNCTION walsizer.recommend() IS
 'what pg_walsizer would do if its window ended now, without doing it';
 
-CREATE FUNCTION @extschema@.check_now()
+CREATE FUNCTION walsizer.check_now()
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'walsizer_check_now'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION @extschema@.check_now() IS
+COMMENT ON FUNCTION walsizer.check_now() IS
 'ends pg_walsizer''s current window now, so it measures and decides immediately';
 
 -- Reading is for monitoring roles; only superusers may prod the worker.
-REVOKE ALL ON FUNCTION @extschema@.status() FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.decisions() FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.recommend() FROM PUBLIC;
-REVOKE ALL ON FUNCTION @extschema@.check_now() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.status() TO pg_monitor;
-GRANT EXECUTE ON FUNCTION @extschema@.decisions() TO pg_monitor;
-GRANT EXECUTE ON FUNCTION @extschema@.recommend() TO pg_monitor;
+-- Everyone may look into the schema, so that a role without pg_monitor is
+-- told it lacks permission on the function rather than on the schema.
+GRANT USAGE ON SCHEMA walsizer TO PUBLIC;
+REVOKE ALL ON FUNCTION walsizer.status() FROM PUBLIC;
+REVOKE ALL ON FUNCTION walsizer.decisions() FROM PUBLIC;
+REVOKE ALL ON FUNCTION walsizer.recommend() FROM PUBLIC;
+REVOKE ALL ON FUNCTION walsizer.check_now() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION walsizer.status() TO pg_monitor;
+GRANT EXECUTE ON FUNCTION walsizer.decisions() TO pg_monitor;
+GRANT EXECUTE ON FUNCTION walsizer.recommend() TO pg_monitor;

@@ -21,10 +21,12 @@
 #include <signal.h>
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 #include "postmaster/postmaster.h"
+#include "storage/fd.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -41,6 +43,38 @@ walsizer_alter_system_allowed(void)
 	const char *value = GetConfigOption("allow_alter_system", true, false);
 
 	return value == NULL || strcmp(value, "on") == 0;
+}
+
+/*
+ * The max_wal_size postgresql.auto.conf holds right now, in MB; -1 when it
+ * holds none or cannot be read.  A value there that the server does not run
+ * with is an ALTER SYSTEM (the DBA's, usually) still waiting for a reload:
+ * rewriting the file now would silently throw it away.
+ */
+static int
+auto_conf_max_wal_size_mb(void)
+{
+	FILE	   *file = AllocateFile(PG_AUTOCONF_FILENAME, "r");
+	ConfigVariable *head = NULL;
+	ConfigVariable *tail = NULL;
+	int			result = -1;
+
+	if (file == NULL)
+		return -1;
+	if (ParseConfigFp(file, PG_AUTOCONF_FILENAME, 0, DEBUG1, &head, &tail))
+	{
+		for (ConfigVariable *item = head; item != NULL; item = item->next)
+		{
+			int			mb;
+
+			if (strcmp(item->name, "max_wal_size") == 0 &&
+				parse_int(item->value, &mb, GUC_UNIT_MB, NULL))
+				result = mb;
+		}
+	}
+	FreeConfigVariables(head);
+	FreeFile(file);
+	return result;
 }
 
 static AlterSystemStmt *
@@ -70,12 +104,22 @@ walsizer_apply_max_wal_size(int64 new_mb, char *errbuf, size_t errlen)
 	MemoryContext caller_context = CurrentMemoryContext;
 	volatile bool written = false;
 	AlterSystemStmt *stmt;
+	int			file_mb;
 
 	errbuf[0] = '\0';
 	if (!walsizer_alter_system_allowed())
 	{
 		snprintf(errbuf, errlen, "ALTER SYSTEM is not allowed on this server");
 		return WALSIZER_APPLY_BLOCKED;
+	}
+
+	file_mb = auto_conf_max_wal_size_mb();
+	if (file_mb >= 0 && file_mb != max_wal_size_mb)
+	{
+		snprintf(errbuf, errlen,
+				 "postgresql.auto.conf sets max_wal_size = %d MB, which the server has not loaded yet",
+				 file_mb);
+		return WALSIZER_APPLY_DEFERRED;
 	}
 
 	stmt = build_statement(new_mb);

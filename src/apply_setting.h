@@ -12,6 +12,7 @@ typedef enum WalsizerApplyResult
 {
 	WALSIZER_APPLY_OK,			/* written and reload requested */
 	WALSIZER_APPLY_BLOCKED,		/* ALTER SYSTEM is disabled on this server */
+	WALSIZER_APPLY_DEFERRED,	/* someone else's change awaits a reload */
 	WALSIZER_APPLY_FAILED		/* ALTER SYSTEM raised an error */
 } WalsizerApplyResult;
 

@@ -191,12 +191,19 @@ walsizer_policy_init_state(WalsizerPolicyState *state)
 	state->windows_since_change = COUNTER_LIMIT;
 }
 
+/*
+ * A change at a window end starts the count at 0; a change between window
+ * ends belongs to the window in progress, whose end must not count towards
+ * the cooldown, so it starts at -1.  Either way at most one change happens
+ * per window.
+ */
 static void
-note_change(WalsizerDecision *d, WalsizerAction action, int64_t new_mb)
+note_change(WalsizerDecision *d, const WalsizerMeasurements *m,
+			WalsizerAction action, int64_t new_mb)
 {
 	d->action = action;
 	d->new_mb = new_mb;
-	d->state.windows_since_change = 0;
+	d->state.windows_since_change = m->window_end ? 0 : -1;
 	d->state.windows_below_half = 0;
 }
 
@@ -225,6 +232,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	int64_t		cap;
 	int64_t		floor_mb;
 	int64_t		needed;
+	int64_t		projected_needed;
 	double		rate;
 	int64_t		checkpoints;
 	bool		reactive;
@@ -274,6 +282,16 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	needed = walsizer_needed_mb(rate, s);
 	d->needed_mb = needed;
 
+	/*
+	 * A projection looks ahead with the recent rate.  Early in a load that
+	 * is all there is: the horizon has not yet seen a whole checkpoint
+	 * cycle of it, so size for whichever is worse.
+	 */
+	projected_needed = needed;
+	if (m->recent_rate_valid && isfinite(m->recent_rate) &&
+		m->recent_rate > rate)
+		projected_needed = walsizer_needed_mb(m->recent_rate, s);
+
 	d->trigger_bytes = walsizer_trigger_bytes(current, s->segment_bytes,
 											  s->completion_target);
 	if (m->recent_rate_valid && isfinite(m->recent_rate) &&
@@ -297,13 +315,15 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	 * far worse than checkpoints, so a disk cap below the current size wins
 	 * over everything, cooldown included.
 	 */
-	if (current > cap && d->cap_source == WALSIZER_CAP_DISK)
+	if (s->disk_cap_mb > 0 && current > cap &&
+		current > round_down_to_segment(s->disk_cap_mb, seg))
 	{
-		note_change(d, WALSIZER_ACTION_PROTECT, cap);
+		note_change(d, m, WALSIZER_ACTION_PROTECT, cap);
 		d->warn = true;
 		set_reason(d,
-				 "free space on the WAL volume allows at most %lld MB; lowering max_wal_size from %lld MB to protect pg_wal",
-				 (long long) cap, (long long) current);
+				 "free space on the WAL volume allows at most %lld MB; lowering max_wal_size from %lld MB to %lld MB to protect pg_wal",
+				 (long long) round_down_to_segment(s->disk_cap_mb, seg),
+				 (long long) current, (long long) cap);
 		return;
 	}
 
@@ -318,7 +338,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 
 		if (target < current)
 		{
-			note_change(d, WALSIZER_ACTION_SHRINK, target);
+			note_change(d, m, WALSIZER_ACTION_SHRINK, target);
 			set_reason(d,
 					 "walsizer.max is %lld MB, below the %lld MB walsizer had set",
 					 (long long) cap, (long long) current);
@@ -340,11 +360,11 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		checkpoints > 0 &&
 		(double) m->wal_forced / (double) checkpoints >= s->ratio;
 	proactive = m->recent_rate_valid &&
-		d->projected_bytes > d->trigger_bytes && needed > current;
+		d->projected_bytes > d->trigger_bytes && projected_needed > current;
 
 	if (reactive || proactive)
 	{
-		int64_t		target = needed;
+		int64_t		target = proactive ? projected_needed : needed;
 		char		evidence[WALSIZER_REASON_LEN];
 
 		if (reactive)
@@ -385,7 +405,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 				d->action = WALSIZER_ACTION_CAPPED;
 			}
 			else
-				note_change(d, WALSIZER_ACTION_CAPPED, cap);
+				note_change(d, m, WALSIZER_ACTION_CAPPED, cap);
 			d->state.cap_reported = 1;
 			set_reason(d,
 					 "%s; the load needs %lld MB but the cap (%s) is %lld MB",
@@ -397,10 +417,15 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		}
 		if (target > current)
 		{
-			note_change(d, WALSIZER_ACTION_GROW, target);
+			double		sized_rate = rate;
+
+			if (proactive && projected_needed > needed)
+				sized_rate = m->recent_rate;
+			note_change(d, m, WALSIZER_ACTION_GROW, target);
 			set_reason(d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
 					 evidence,
-					 (long long) ceil(rate * sane_fraction(s->checkpoint_timeout_s, 300.0) /
+					 (long long) ceil(sized_rate *
+									  sane_fraction(s->checkpoint_timeout_s, 300.0) /
 									  (double) BYTES_PER_MB),
 					 (long long) target);
 			return;
@@ -431,7 +456,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 				target = floor_mb;
 			if (target < current)
 			{
-				note_change(d, WALSIZER_ACTION_SHRINK, target);
+				note_change(d, m, WALSIZER_ACTION_SHRINK, target);
 				set_reason(d,
 						 "for %d windows the load needed at most %lld MB, under half of %lld MB",
 						 s->shrink_after, (long long) (needed > 0 ? needed : 0),

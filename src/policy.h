@@ -91,7 +91,9 @@ typedef struct WalsizerMeasurements
 typedef struct WalsizerPolicyState
 {
 	int32_t		windows_below_half; /* consecutive windows needing < half */
-	int32_t		windows_since_change;	/* window ends since the last change */
+	int32_t		windows_since_change;	/* window ends since the last change;
+										 * -1 until the end of a window in
+										 * which it changed */
 	int32_t		cap_reported;	/* a blocked growth was already reported */
 	int32_t		floor_clamp_reported;	/* floor above cap was reported */
 } WalsizerPolicyState;

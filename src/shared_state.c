@@ -171,7 +171,14 @@ walsizer_state_save(void)
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	len = walsizer_state_encode(&walsizer_shared->persistent, buf, max_len);
 	LWLockRelease(walsizer_shared->lock);
-	Assert(len > 0);
+	if (len == 0)
+	{
+		ereport(WARNING,
+				(errmsg("pg_walsizer could not encode its state"),
+				 errdetail("This is a bug in pg_walsizer; the state stays in shared memory.")));
+		pfree(buf);
+		return;
+	}
 
 	file = AllocateFile(WALSIZER_STATE_TEMP_FILE, PG_BINARY_W);
 	if (file == NULL)

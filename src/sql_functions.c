@@ -131,7 +131,11 @@ walsizer_status(PG_FUNCTION_ARGS)
 		put(&row, Int32GetDatum(worker_pid));
 	else
 		put_null(&row);
-	put(&row, Int64GetDatum(max_wal_size_mb));
+	/* the worker's view: this backend may not have reloaded yet */
+	if (st.last_sample_at != 0)
+		put(&row, Int64GetDatum(st.plan.old_mb));
+	else
+		put(&row, Int64GetDatum(max_wal_size_mb));
 	put(&row, Int64GetDatum(st.plan.cap_mb));
 	put_text(&row, st.plan.cap_source == WALSIZER_CAP_DISK ?
 			 "disk" : "walsizer.max");

@@ -31,7 +31,7 @@
 #define STATE_MAGIC 0x57534C57	/* "WLSW" */
 #define STATE_VERSION 1
 #define HEADER_BYTES (4 * 4 + 4 * 8 + 4 * 4)
-#define RECORD_BYTES (8 + 4 + 4 + 7 * 8 + 8 + WALSIZER_REASON_LEN)
+#define RECORD_BYTES (8 + 4 + 4 + 6 * 8 + 8 + WALSIZER_REASON_LEN)
 #define CHECKSUM_BYTES 8
 
 /* Largest size a record may carry: max_wal_size's own limit, in MB. */
@@ -185,6 +185,9 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 		w.pos[WALSIZER_REASON_LEN - 1] = '\0';
 		w.pos += WALSIZER_REASON_LEN;
 	}
+	/* the layout comment, the size macros and the writes must agree */
+	if (w.pos != buf + size - CHECKSUM_BYTES)
+		return 0;
 	put_u64(&w, fnv1a64(buf, size - CHECKSUM_BYTES));
 	return size;
 }
@@ -244,7 +247,7 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 		!size_ok(state.intent_mb))
 		return fail(errbuf, errlen, "file holds an impossible max_wal_size");
 	if (state.policy.windows_below_half < 0 ||
-		state.policy.windows_since_change < 0 ||
+		state.policy.windows_since_change < -1 ||
 		state.policy.cap_reported < 0 || state.policy.cap_reported > 1 ||
 		state.policy.floor_clamp_reported < 0 ||
 		state.policy.floor_clamp_reported > 1)

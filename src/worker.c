@@ -58,9 +58,15 @@
 #define HISTORY_POINTS 4096
 /* The horizon over which the peak rate is taken, in windows. */
 #define HORIZON_WINDOWS 4
-/* Samples that make up the "recent" rate used for projections. */
-#define RECENT_POINTS 6
+/*
+ * The "recent" rate used for projections is taken over the last few
+ * seconds: long enough to smooth one busy second, short enough to see a
+ * new load coming before its first forced checkpoint.
+ */
+#define RECENT_SPAN_US (5 * USECS_PER_SEC)
+#define RECENT_POINTS 64
 #define RECENT_MIN_POINTS 3
+#define RECENT_MIN_SPAN_US (2 * USECS_PER_SEC)
 /* How often free space on the WAL volume is measured. */
 #define DISK_REFRESH_MS 10000
 /* A forced checkpoint may start in one window and be counted in the next. */
@@ -117,6 +123,7 @@ typedef struct WorkerState
 	int64		disk_cap_mb;
 	bool		disk_error_reported;
 	bool		blocked_reported;
+	bool		was_enabled;	/* walsizer.enable at the previous sample */
 	bool		floor_warned;
 	int			dba_above_cap_warned_mb;
 } WorkerState;
@@ -185,28 +192,36 @@ wsw_rate_between(const WalPoint *from, const WalPoint *to)
 }
 
 /*
- * The worst WAL rate over any stretch of up to one checkpoint_timeout in
- * the horizon: that is what a checkpoint cycle has to absorb.  Stretches
- * shorter than a few samples are ignored so that a one-second burst is not
- * mistaken for a sustained rate.
+ * The worst WAL rate over one checkpoint_timeout in the horizon: what a
+ * checkpoint cycle has to absorb.  Only whole checkpoint_timeout stretches
+ * count, because the WAL right after a checkpoint is inflated by full-page
+ * images and a short stretch would overstate the cycle.  Until the history
+ * covers one checkpoint_timeout, the average over all of it stands in.
  */
 static double
 wsw_peak_rate(void)
 {
 	const WalRing *ring = &ws.history;
 	int64		timeout_us = (int64) CheckPointTimeout * USECS_PER_SEC;
-	int64		min_span_us = Min(timeout_us,
-								  (int64) RECENT_MIN_POINTS * walsizer_sample_interval_ms * 1000);
 	double		peak = 0;
 	int			from = 0;
+
+	if (ring->count < 2)
+		return 0;
+	if (wsw_ring_at(ring, ring->count - 1)->at - wsw_ring_at(ring, 0)->at <
+		timeout_us)
+		return wsw_rate_between(wsw_ring_at(ring, 0),
+								wsw_ring_at(ring, ring->count - 1));
 
 	for (int to = 1; to < ring->count; to++)
 	{
 		const WalPoint *end = wsw_ring_at(ring, to);
 
-		while (end->at - wsw_ring_at(ring, from)->at > timeout_us)
+		/* the latest start at least one checkpoint_timeout before the end */
+		while (from + 1 < to &&
+			   end->at - wsw_ring_at(ring, from + 1)->at >= timeout_us)
 			from++;
-		if (end->at - wsw_ring_at(ring, from)->at >= min_span_us)
+		if (end->at - wsw_ring_at(ring, from)->at >= timeout_us)
 			peak = Max(peak, wsw_rate_between(wsw_ring_at(ring, from), end));
 	}
 	return peak;
@@ -215,10 +230,20 @@ wsw_peak_rate(void)
 static bool
 wsw_recent_rate(double *rate)
 {
-	if (ws.recent.count < RECENT_MIN_POINTS)
+	const WalRing *ring = &ws.recent;
+	const WalPoint *newest;
+	int			from = 0;
+
+	if (ring->count < RECENT_MIN_POINTS)
 		return false;
-	*rate = wsw_rate_between(wsw_ring_at(&ws.recent, 0),
-							 wsw_ring_at(&ws.recent, ws.recent.count - 1));
+	newest = wsw_ring_at(ring, ring->count - 1);
+	while (from < ring->count - RECENT_MIN_POINTS &&
+		   newest->at - wsw_ring_at(ring, from)->at > RECENT_SPAN_US)
+		from++;
+	/* a fraction of a second of WAL says nothing about the next minutes */
+	if (newest->at - wsw_ring_at(ring, from)->at < RECENT_MIN_SPAN_US)
+		return false;
+	*rate = wsw_rate_between(wsw_ring_at(ring, from), newest);
 	return true;
 }
 
@@ -483,7 +508,8 @@ wsw_log_change(const WalsizerDecision *d, const WalsizerMeasurements *m)
 			(errmsg("pg_walsizer %s max_wal_size from %lld MB to %lld MB (%s)",
 					wsw_verb(d->action), (long long) d->old_mb,
 					(long long) d->new_mb, walsizer_action_name(d->action)),
-			 errdetail("Window of %.0f s: %lld checkpoints forced by WAL, %lld requested, %lld timed, %llu MB of WAL written; %s.",
+			 errdetail("%s %.0f s: %lld checkpoints forced by WAL, %lld requested, %lld timed, %llu MB of WAL written; %s.",
+					   m->window_end ? "Window of" : "Window so far,",
 					   m->window_s, (long long) m->wal_forced,
 					   (long long) m->requested, (long long) m->timed,
 					   (unsigned long long) (m->wal_bytes / BYTES_PER_MB),
@@ -522,7 +548,19 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 
 	if (walsizer_dry_run)
 	{
-		snprintf(reason, sizeof(reason), "dry run, would %s: %s",
+		WalsizerRecord *latest;
+		bool		repeated;
+
+		/* while the advice stays the same, one row says it */
+		LWLockAcquire(walsizer_shared->lock, LW_SHARED);
+		latest = walsizer_history_latest(&walsizer_shared->persistent);
+		repeated = latest && latest->action == WALSIZER_ACTION_ADVISE &&
+			latest->new_mb == d->new_mb;
+		LWLockRelease(walsizer_shared->lock);
+		if (repeated)
+			return;
+
+		snprintf(reason, sizeof(reason), "dry run (%s): %s",
 				 walsizer_action_name(d->action), d->reason);
 		ereport(LOG,
 				(errmsg("pg_walsizer would change max_wal_size from %lld MB to %lld MB (dry run)",
@@ -549,6 +587,17 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 	}
 
 	wsw_set_persistent_sizes(-1, -1, 0);
+	if (result == WALSIZER_APPLY_DEFERRED)
+	{
+		/* the reload that follows will show up as a change to adopt */
+		ereport(LOG,
+				(errmsg("pg_walsizer postponed changing max_wal_size to %lld MB",
+						(long long) d->new_mb),
+				 errdetail("%s.", errbuf),
+				 errhint("Reload the configuration to apply that change; pg_walsizer will then adopt it.")));
+		walsizer_state_save();
+		return;
+	}
 	if (result == WALSIZER_APPLY_BLOCKED)
 	{
 		if (ws.blocked_reported)
@@ -788,6 +837,19 @@ wsw_warn_about_settings(const WalsizerDecision *d)
 	}
 }
 
+/*
+ * When walsizer is switched on, what happened while it was off (a bulk load
+ * the DBA ran with walsizer disabled, say) is not evidence: measure afresh.
+ */
+static void
+wsw_forget_load(TimestampTz now)
+{
+	ws.history.count = 0;
+	ws.recent.count = 0;
+	ws.last_history_at = 0;
+	wsw_start_window(now, 0);
+}
+
 static void
 wsw_iteration(void)
 {
@@ -800,6 +862,9 @@ wsw_iteration(void)
 	bool		window_end;
 
 	wsw_sample(now);
+	if (walsizer_enable && !ws.was_enabled)
+		wsw_forget_load(now);
+	ws.was_enabled = walsizer_enable;
 
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
 	check_requested = walsizer_shared->check_requested;
@@ -901,6 +966,7 @@ wsw_initialize(void)
 
 	ws.last_redo = GetRedoRecPtr();
 	ws.max_wal_size_at_last_sample = max_wal_size_mb;
+	ws.was_enabled = walsizer_enable;
 	wsw_sample(now);
 	wsw_start_window(now, 0);
 	ws.next_sample_at = now;

@@ -1,0 +1,83 @@
+--
+-- The SQL interface: schema, functions, columns, and that the worker runs.
+--
+CREATE EXTENSION pg_walsizer;
+
+-- polls a condition, so the expected output does not depend on timing
+CREATE FUNCTION pg_temp.wait_until(condition text, timeout_s int DEFAULT 60)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    ok boolean;
+BEGIN
+    FOR i IN 1 .. timeout_s * 10 LOOP
+        EXECUTE 'SELECT (' || condition || ')' INTO ok;
+        IF ok THEN
+            RETURN true;
+        END IF;
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+    RETURN false;
+END
+$$;
+
+SELECT n.nspname AS schema
+  FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+ WHERE e.extname = 'pg_walsizer';
+
+SELECT p.proname, pg_get_function_result(p.oid) AS result
+  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+ WHERE n.nspname = 'walsizer'
+ ORDER BY p.proname;
+
+-- status(): every column, in order
+SELECT u.ord, u.name, u.type
+  FROM pg_proc p,
+       unnest(p.proargnames, p.proallargtypes::regtype[]::text[])
+       WITH ORDINALITY AS u(name, type, ord)
+ WHERE p.oid = 'walsizer.status'::regproc
+ ORDER BY u.ord;
+
+-- the worker is running and reports the server's settings
+SELECT pg_temp.wait_until('(SELECT worker_pid IS NOT NULL AND next_action IS NOT NULL FROM walsizer.status())');
+SELECT worker_pid = (SELECT pid FROM pg_stat_activity
+                      WHERE backend_type = 'pg_walsizer') AS pid_matches,
+       enabled, dry_run,
+       max_wal_size_mb = (SELECT setting::bigint FROM pg_settings
+                           WHERE name = 'max_wal_size') AS size_matches,
+       cap_mb, cap_source IN ('walsizer.max', 'disk') AS cap_source_known,
+       cap_mb <= 4096 AS under_max,
+       window_s, sample_interval_ms,
+       trigger_bytes > 0 AS has_trigger,
+       blocked, pending_mb
+  FROM walsizer.status();
+
+-- a window ends on its own within its length (2 s here)
+SELECT pg_temp.wait_until('(SELECT last_check_at IS NOT NULL FROM walsizer.status())');
+SELECT next_check_at > last_check_at AS next_after_last
+  FROM walsizer.status();
+
+-- check_now() ends the window at once
+CREATE TEMP TABLE before AS SELECT last_check_at FROM walsizer.status();
+SELECT walsizer.check_now();
+SELECT pg_temp.wait_until('(SELECT s.last_check_at > b.last_check_at FROM walsizer.status() s, before b)');
+
+-- decisions(): a set of rows with the documented columns
+SELECT count(*) >= 0 AS readable FROM walsizer.decisions();
+SELECT array_agg(name ORDER BY ord) AS decision_columns
+  FROM pg_proc p, unnest(p.proargnames) WITH ORDINALITY AS u(name, ord)
+ WHERE p.oid = 'walsizer.decisions'::regproc;
+
+-- recommend(): what would happen now, explained
+SELECT action IN ('none', 'grow', 'capped', 'shrink', 'protect') AS known_action,
+       max_wal_size_mb = (SELECT max_wal_size_mb FROM walsizer.status()) AS same_size,
+       recommended_mb BETWEEN floor_mb AND greatest(cap_mb, max_wal_size_mb)
+           AS within_bounds,
+       length(reason) > 0 AS explained
+  FROM walsizer.recommend();
+
+-- dropping the extension removes its objects but not the worker
+DROP EXTENSION pg_walsizer;
+SELECT count(*) AS functions_left FROM pg_proc WHERE proname = 'check_now';
+SELECT count(*) AS workers FROM pg_stat_activity WHERE backend_type = 'pg_walsizer';
+SELECT count(*) AS schema_left FROM pg_namespace WHERE nspname = 'walsizer';
+CREATE EXTENSION pg_walsizer;

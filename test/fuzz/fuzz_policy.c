@@ -1,0 +1,280 @@
+/*-------------------------------------------------------------------------
+ *
+ * fuzz_policy.c
+ *		libFuzzer harness: the sizing policy's promises under any input.
+ *
+ * The input is a set of settings, an initial policy state and up to
+ * MAX_STEPS measurements (samples and window ends).  The harness calls
+ * walsizer_decide() for each, carrying the state and applying size changes
+ * as the worker does, and aborts on the first broken promise:
+ *
+ *	- the reason is a terminated string;
+ *	- 2 segments <= floor <= cap <= SIZE_LIMIT_MB, 0 <= needed <= limit;
+ *	- a changed size is a whole number of segments within [0, limit];
+ *	- GROW moves up to a size in [floor, cap]; CAPPED moves up to the cap or
+ *	  stays; PROTECT moves down to the disk cap;
+ *	- SHRINK moves down, never below the floor, and either to walsizer.max
+ *	  lowered below a size walsizer had set (the cap, or the DBA's own size
+ *	  rounded up to a segment when that is above the cap), or, for a quiet
+ *	  load, by at most half and never below what the load needs.  Only when
+ *	  the server runs above the cap (the DBA's own size is above
+ *	  walsizer.max) may such a shrink end above the cap;
+ *	- GROW and CAPPED need evidence: a window end with at least
+ *	  max(threshold, 1) WAL-forced checkpoints making at least ratio of all
+ *	  its checkpoints (counters not reset), or a valid recent rate projecting
+ *	  more WAL than the trigger before the next timed checkpoint;
+ *	- the cooldown state stays >= -1 and the shrink count >= 0.
+ *
+ * Sanitizers (address, undefined) catch what the checks cannot.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "policy.h"
+#include "fuzz_input.h"
+
+#define MAX_STEPS 64
+#define SIZE_LIMIT_MB ((int64_t) 2147483647)
+#define BYTES_PER_MB ((int64_t) 1024 * 1024)
+
+static void
+violated(const char *promise, const WalsizerSettings *s,
+		 const WalsizerMeasurements *m, const WalsizerDecision *d)
+{
+	fprintf(stderr,
+			"broken promise: %s\n"
+			"  action %s, old %lld, new %lld, cap %lld (%s), floor %lld, needed %lld\n"
+			"  current %lld, max %lld, min %lld, baseline %lld, disk %lld, segment %lld B\n"
+			"  window_end %d, reset %d, forced %lld of %lld+%lld, recent %d %g, peak %g\n"
+			"  trigger %llu, projected %llu\n  reason: %s\n",
+			promise, walsizer_action_name(d->action),
+			(long long) d->old_mb, (long long) d->new_mb,
+			(long long) d->cap_mb,
+			d->cap_source == WALSIZER_CAP_DISK ? "disk" : "setting",
+			(long long) d->floor_mb, (long long) d->needed_mb,
+			(long long) s->current_mb, (long long) s->max_mb,
+			(long long) s->min_mb, (long long) s->baseline_mb,
+			(long long) s->disk_cap_mb, (long long) s->segment_bytes,
+			m->window_end, m->counters_reset, (long long) m->wal_forced,
+			(long long) m->timed, (long long) m->requested,
+			m->recent_rate_valid, m->recent_rate, m->peak_rate,
+			(unsigned long long) d->trigger_bytes,
+			(unsigned long long) d->projected_bytes, d->reason);
+	abort();
+}
+
+#define PROMISE(cond) \
+	do { if (!(cond)) violated(#cond, s, m, d); } while (0)
+
+static int64_t
+segment_mb_of(const WalsizerSettings *s)
+{
+	int64_t		mb = s->segment_bytes / BYTES_PER_MB;
+
+	return mb < 1 ? 1 : mb;
+}
+
+static int64_t
+round_up(int64_t mb, int64_t seg)
+{
+	int64_t		rounded;
+
+	if (mb < 0)
+		mb = 0;
+	if (mb > SIZE_LIMIT_MB)
+		mb = SIZE_LIMIT_MB;
+	rounded = (mb + seg - 1) / seg * seg;
+	return rounded > SIZE_LIMIT_MB ? SIZE_LIMIT_MB / seg * seg : rounded;
+}
+
+/* Was there evidence for growth, judged from the inputs alone? */
+static bool
+growth_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
+				int64_t current_mb)
+{
+	int64_t		threshold = s->threshold < 1 ? 1 : s->threshold;
+	int64_t		checkpoints = m->timed + m->requested;
+	bool		reactive;
+	double		projected = (double) m->wal_since_redo_bytes;
+	uint64_t	trigger = walsizer_trigger_bytes(current_mb, s->segment_bytes,
+												 s->completion_target);
+
+	reactive = m->window_end && !m->counters_reset &&
+		m->wal_forced >= threshold && checkpoints > 0 &&
+		(double) m->wal_forced / (double) checkpoints >= s->ratio;
+	if (m->recent_rate_valid && isfinite(m->recent_rate) && m->recent_rate > 0 &&
+		isfinite(m->seconds_to_timed_checkpoint) &&
+		m->seconds_to_timed_checkpoint > 0)
+		projected += m->recent_rate * m->seconds_to_timed_checkpoint;
+	return reactive || (m->recent_rate_valid && projected > (double) trigger);
+}
+
+static void
+check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
+			   const WalsizerDecision *d)
+{
+	int64_t		seg = segment_mb_of(s);
+	bool		changed = d->new_mb != d->old_mb;
+
+	PROMISE(memchr(d->reason, '\0', sizeof(d->reason)) != NULL);
+	PROMISE(d->old_mb >= 0 && d->old_mb <= SIZE_LIMIT_MB);
+	PROMISE(d->cap_mb <= SIZE_LIMIT_MB && d->cap_mb % seg == 0);
+	PROMISE(d->floor_mb >= 2 * seg && d->floor_mb <= d->cap_mb);
+	PROMISE(d->floor_mb % seg == 0);
+	PROMISE(d->needed_mb >= 0 && d->needed_mb <= SIZE_LIMIT_MB);
+	PROMISE(d->state.windows_since_change >= -1);
+	PROMISE(d->state.windows_below_half >= 0);
+	PROMISE(d->state.cap_reported == 0 || d->state.cap_reported == 1);
+
+	if (changed)
+	{
+		PROMISE(walsizer_changes_size(d->action));
+		PROMISE(d->new_mb >= 0 && d->new_mb <= SIZE_LIMIT_MB);
+		PROMISE(d->new_mb % seg == 0);
+	}
+
+	switch (d->action)
+	{
+		case WALSIZER_ACTION_NONE:
+			PROMISE(!changed);
+			break;
+		case WALSIZER_ACTION_PROTECT:
+			PROMISE(d->cap_source == WALSIZER_CAP_DISK);
+			PROMISE(d->new_mb == d->cap_mb && d->new_mb < d->old_mb);
+			break;
+		case WALSIZER_ACTION_SHRINK:
+			PROMISE(d->new_mb < d->old_mb);
+			PROMISE(d->new_mb >= d->floor_mb);
+			if (d->new_mb == round_up(s->baseline_mb, seg) &&
+				s->baseline_mb > d->cap_mb && d->old_mb > s->baseline_mb)
+				break;			/* walsizer.max lowered below the DBA's size */
+			if (d->new_mb == d->cap_mb && d->old_mb > d->cap_mb)
+				break;			/* walsizer.max lowered below walsizer's size */
+			/* a quiet-load shrink: at most halving, never below the need */
+			PROMISE(d->new_mb >= round_up((d->old_mb + 1) / 2, seg));
+			PROMISE(d->new_mb >= d->needed_mb);
+			/* from above the cap (the DBA's size is above walsizer.max) */
+			PROMISE(d->new_mb <= d->cap_mb || d->old_mb > d->cap_mb);
+			break;
+		case WALSIZER_ACTION_GROW:
+			PROMISE(d->new_mb > d->old_mb);
+			PROMISE(d->new_mb >= d->floor_mb && d->new_mb <= d->cap_mb);
+			PROMISE(growth_evidence(s, m, d->old_mb));
+			break;
+		case WALSIZER_ACTION_CAPPED:
+			PROMISE(d->new_mb == d->old_mb || d->new_mb == d->cap_mb);
+			PROMISE(d->new_mb >= d->old_mb);
+			PROMISE(d->state.cap_reported == 1);
+			PROMISE(growth_evidence(s, m, d->old_mb));
+			break;
+		default:
+			PROMISE(!"the policy returned an action only the worker may use");
+	}
+}
+
+static void
+read_settings(FuzzInput *in, WalsizerSettings *s)
+{
+	static const int64_t segment_bytes[] = {
+		1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20,
+		128 << 20, 256 << 20, 512 << 20, 1 << 30, 0, 8192, -1
+	};
+
+	memset(s, 0, sizeof(*s));
+	s->segment_bytes = segment_bytes[fuzz_byte(in) %
+									 (sizeof(segment_bytes) / sizeof(segment_bytes[0]))];
+	s->current_mb = fuzz_int(in);
+	s->checkpoint_timeout_s = fuzz_double(in);
+	s->completion_target = fuzz_double(in);
+	s->threshold = fuzz_int32(in);
+	s->ratio = fuzz_double(in);
+	s->headroom = fuzz_double(in);
+	s->max_mb = fuzz_int(in);
+	s->min_mb = fuzz_int(in);
+	s->baseline_mb = fuzz_int(in);
+	s->disk_cap_mb = fuzz_int(in);
+	s->shrink_after = fuzz_int32(in);
+	s->cooldown = fuzz_int32(in);
+}
+
+static void
+read_measurements(FuzzInput *in, WalsizerMeasurements *m)
+{
+	uint8_t		flags = fuzz_byte(in);
+
+	memset(m, 0, sizeof(*m));
+	m->window_end = flags & 1;
+	m->counters_reset = (flags & 2) != 0;
+	m->recent_rate_valid = (flags & 4) != 0;
+	m->window_s = fuzz_double(in);
+	/* the worker's counts are differences of int64 counters: int32 here */
+	m->timed = fuzz_int32(in);
+	m->requested = fuzz_int32(in);
+	m->wal_forced = fuzz_int32(in);
+	m->wal_bytes = (uint64_t) fuzz_int(in);
+	m->wal_since_redo_bytes = (uint64_t) fuzz_int(in);
+	m->recent_rate = fuzz_double(in);
+	m->peak_rate = fuzz_double(in);
+	m->seconds_to_timed_checkpoint = fuzz_double(in);
+}
+
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	FuzzInput	input = {data, size, 0};
+	WalsizerSettings settings;
+	WalsizerPolicyState state;
+	int			steps;
+
+	read_settings(&input, &settings);
+
+	/* a fresh state, or any state the state file can hold */
+	walsizer_policy_init_state(&state);
+	if (fuzz_flag(&input))
+	{
+		int32_t		since = fuzz_int32(&input);
+		int32_t		below = fuzz_int32(&input);
+
+		state.windows_since_change = since < -1 ? -1 : since;
+		state.windows_below_half = below < 0 ? 0 : below;
+		state.cap_reported = fuzz_flag(&input);
+		state.floor_clamp_reported = fuzz_flag(&input);
+	}
+
+	steps = 1 + fuzz_byte(&input) % MAX_STEPS;
+	for (int i = 0; i < steps; i++)
+	{
+		WalsizerMeasurements m;
+		WalsizerDecision d;
+		WalsizerDecision again;
+		uint8_t		change = fuzz_byte(&input);
+
+		/* now and then the DBA or the disk moves a limit */
+		if (change & 1)
+			settings.max_mb = fuzz_int(&input);
+		if (change & 2)
+			settings.disk_cap_mb = fuzz_int(&input);
+		if (change & 4)
+			settings.min_mb = fuzz_int(&input);
+
+		read_measurements(&input, &m);
+		walsizer_decide(&settings, &m, &state, &d);
+		check_decision(&settings, &m, &d);
+
+		/* the policy is a function: the same call gives the same answer */
+		walsizer_decide(&settings, &m, &state, &again);
+		if (again.action != d.action || again.new_mb != d.new_mb ||
+			strcmp(again.reason, d.reason) != 0)
+			abort();
+
+		state = d.state;
+		settings.current_mb = d.new_mb;
+		if (input.pos >= input.len && i > 0)
+			break;
+	}
+	return 0;
+}

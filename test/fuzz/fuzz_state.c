@@ -1,0 +1,213 @@
+/*-------------------------------------------------------------------------
+ *
+ * fuzz_state.c
+ *		libFuzzer harness: the state file reader under any bytes.
+ *
+ * The first input byte chooses the mode.
+ *	even: the rest is a state file image.  Decoding may fail, but then the
+ *		  output must be untouched; if it succeeds, encoding the result and
+ *		  decoding that must give the same state, and encoding is then
+ *		  stable byte for byte.
+ *	odd:  the rest describes a valid state (a number of records and their
+ *		  fields).  Its encoding must decode to the same state.  Then the
+ *		  image is damaged (bytes overwritten, optionally re-checksummed,
+ *		  optionally cut) and must be rejected cleanly or survive the
+ *		  round trip like any other image.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "state_format.h"
+#include "fuzz_input.h"
+
+#define SIZE_LIMIT_MB ((int64_t) 2147483647)
+
+static bool
+records_equal(const WalsizerRecord *a, const WalsizerRecord *b)
+{
+	return a->at == b->at && a->action == b->action &&
+		a->confirmed == b->confirmed && a->old_mb == b->old_mb &&
+		a->new_mb == b->new_mb && a->requested == b->requested &&
+		a->timed == b->timed && a->wal_forced == b->wal_forced &&
+		a->wal_bytes == b->wal_bytes &&
+		memcmp(&a->window_s, &b->window_s, sizeof(double)) == 0 &&
+		strcmp(a->reason, b->reason) == 0;
+}
+
+static bool
+states_equal(const WalsizerPersistent *a, const WalsizerPersistent *b)
+{
+	if (a->baseline_mb != b->baseline_mb || a->last_set_mb != b->last_set_mb ||
+		a->intent_mb != b->intent_mb ||
+		a->decisions_total != b->decisions_total ||
+		memcmp(&a->policy, &b->policy, sizeof(a->policy)) != 0 ||
+		a->history_count != b->history_count)
+		return false;
+	for (int i = 0; i < a->history_count; i++)
+		if (!records_equal(walsizer_history_at(a, i), walsizer_history_at(b, i)))
+			return false;
+	return true;
+}
+
+/* Recompute the image's trailing FNV-1a checksum after damaging it. */
+static void
+reseal(unsigned char *buf, size_t len)
+{
+	uint64_t	hash = UINT64_C(14695981039346656037);
+
+	if (len < 8)
+		return;
+	for (size_t i = 0; i < len - 8; i++)
+	{
+		hash ^= buf[i];
+		hash *= UINT64_C(1099511628211);
+	}
+	for (int i = 0; i < 8; i++)
+		buf[len - 8 + i] = (unsigned char) (hash >> (8 * i));
+}
+
+/*
+ * Decode an image; on failure *out must be untouched, on success the state
+ * must survive encode/decode and its encoding must be stable.
+ */
+static void
+check_image(const unsigned char *image, size_t len)
+{
+	static WalsizerPersistent decoded;
+	static WalsizerPersistent before;
+	static WalsizerPersistent again;
+	size_t		capacity = walsizer_state_encoded_size();
+	unsigned char *first = malloc(capacity);
+	unsigned char *second = malloc(capacity);
+	char		err[128];
+	size_t		first_len;
+	size_t		second_len;
+
+	memset(&decoded, 0x5A, sizeof(decoded));
+	before = decoded;
+	if (!walsizer_state_decode(image, len, &decoded, err, sizeof(err)))
+	{
+		if (memcmp(&decoded, &before, sizeof(decoded)) != 0)
+			abort();
+		if (memchr(err, '\0', sizeof(err)) == NULL || err[0] == '\0')
+			abort();
+		free(first);
+		free(second);
+		return;
+	}
+
+	if (decoded.history_count < 0 || decoded.history_count > WALSIZER_HISTORY_LEN ||
+		decoded.decisions_total < (uint64_t) decoded.history_count ||
+		decoded.baseline_mb < 0 || decoded.baseline_mb > SIZE_LIMIT_MB)
+		abort();
+	for (int i = 0; i < decoded.history_count; i++)
+	{
+		const WalsizerRecord *rec = walsizer_history_at(&decoded, i);
+
+		if (rec == NULL || memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL)
+			abort();
+	}
+
+	first_len = walsizer_state_encode(&decoded, first, capacity);
+	if (first_len == 0 ||
+		!walsizer_state_decode(first, first_len, &again, err, sizeof(err)) ||
+		!states_equal(&decoded, &again))
+		abort();
+	second_len = walsizer_state_encode(&again, second, capacity);
+	if (second_len != first_len || memcmp(first, second, first_len) != 0)
+		abort();
+	free(first);
+	free(second);
+}
+
+static void
+build_valid_state(FuzzInput *in, WalsizerPersistent *state)
+{
+	int			records = fuzz_byte(in) % (2 * WALSIZER_HISTORY_LEN + 2);
+
+	memset(state, 0, sizeof(*state));
+	state->baseline_mb = (int64_t) ((uint64_t) fuzz_int(in) % (SIZE_LIMIT_MB + 1));
+	state->last_set_mb = (int64_t) ((uint64_t) fuzz_int(in) % (SIZE_LIMIT_MB + 1));
+	state->intent_mb = (int64_t) ((uint64_t) fuzz_int(in) % (SIZE_LIMIT_MB + 1));
+	state->policy.windows_below_half = fuzz_int32(in) & 0x7FFFFFFF;
+	state->policy.windows_since_change = (fuzz_int32(in) & 0x7FFFFFFF) - 1;
+	state->policy.cap_reported = fuzz_flag(in);
+	state->policy.floor_clamp_reported = fuzz_flag(in);
+	state->decisions_total = (uint64_t) fuzz_int(in) % 1000;
+	for (int i = 0; i < records; i++)
+	{
+		WalsizerRecord rec;
+		double		window = fuzz_double(in);
+		size_t		reason_len = fuzz_byte(in);
+
+		memset(&rec, 0, sizeof(rec));
+		rec.at = fuzz_int(in);
+		rec.action = 1 + fuzz_byte(in) % WALSIZER_ACTION_LAST;
+		rec.confirmed = fuzz_flag(in);
+		rec.old_mb = (int64_t) ((uint64_t) fuzz_int(in) % (SIZE_LIMIT_MB + 1));
+		rec.new_mb = (int64_t) ((uint64_t) fuzz_int(in) % (SIZE_LIMIT_MB + 1));
+		rec.requested = fuzz_int(in) & INT64_MAX;
+		rec.timed = fuzz_int(in) & INT64_MAX;
+		rec.wal_forced = fuzz_int(in) & INT64_MAX;
+		rec.wal_bytes = (uint64_t) fuzz_int(in);
+		rec.window_s = isfinite(window) && window >= 0 ? window : 0;
+		for (size_t j = 0; j < reason_len && j < WALSIZER_REASON_LEN - 1; j++)
+			rec.reason[j] = (char) (1 + fuzz_byte(in) % 255);
+		walsizer_history_append(state, &rec);
+	}
+}
+
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static WalsizerPersistent state;
+	static WalsizerPersistent decoded;
+	FuzzInput	input = {data, size, 0};
+	size_t		capacity = walsizer_state_encoded_size();
+	unsigned char *image;
+	size_t		len;
+	int			damages;
+
+	if (size == 0)
+		return 0;
+	if ((fuzz_byte(&input) & 1) == 0)
+	{
+		/* copy, so that reads past the end are the sanitizer's business */
+		image = malloc(size - 1 + 1);
+		memcpy(image, data + 1, size - 1);
+		check_image(image, size - 1);
+		free(image);
+		return 0;
+	}
+
+	build_valid_state(&input, &state);
+	image = malloc(capacity + 16);
+	len = walsizer_state_encode(&state, image, capacity);
+	if (len == 0 ||
+		!walsizer_state_decode(image, len, &decoded, NULL, 0) ||
+		!states_equal(&state, &decoded))
+	{
+		fprintf(stderr, "a valid state with %d records does not survive encode/decode\n",
+				state.history_count);
+		abort();
+	}
+
+	damages = fuzz_byte(&input) % 8;
+	for (int i = 0; i < damages; i++)
+	{
+		size_t		at = (size_t) fuzz_le(&input, 2) % len;
+
+		image[at] = fuzz_byte(&input);
+	}
+	if (fuzz_flag(&input))
+		reseal(image, len);
+	if (fuzz_flag(&input))
+		len -= (size_t) fuzz_le(&input, 2) % (len + 1);
+	check_image(image, len);
+	free(image);
+	return 0;
+}

@@ -1,0 +1,221 @@
+/*-------------------------------------------------------------------------
+ *
+ * make_corpus.c
+ *		Writes the seed corpora of the fuzzers into test/fuzz/corpus/.
+ *
+ * Seeds give the fuzzers a head start on inputs that mean something:
+ * ordinary settings with forced checkpoints, a projected forced checkpoint,
+ * a long quiet stretch, a disk cap, and valid state file images.  They are
+ * written in fuzz_input.h's encoding; rerun with `make fuzz-corpus` when
+ * that encoding or the state format changes.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "state_format.h"
+#include "fuzz_input.h"
+
+typedef struct Seed
+{
+	unsigned char bytes[4096];
+	size_t		len;
+} Seed;
+
+static void
+put_byte(Seed *seed, unsigned v)
+{
+	seed->bytes[seed->len++] = (unsigned char) v;
+}
+
+static void
+put_small(Seed *seed, unsigned v)
+{
+	put_byte(seed, FUZZ_SMALL);
+	put_byte(seed, v & 0xFF);
+	put_byte(seed, (v >> 8) & 0xFF);
+}
+
+static void
+put_raw(Seed *seed, uint64_t v)
+{
+	put_byte(seed, FUZZ_RAW);
+	for (int i = 0; i < 8; i++)
+		put_byte(seed, (unsigned) (v >> (8 * i)) & 0xFF);
+}
+
+/* A double in hundredths (mode FUZZ_SMALL of fuzz_double). */
+static void
+put_hundredths(Seed *seed, double v)
+{
+	put_small(seed, (unsigned) (v * 100 + 0.5));
+}
+
+/* A rate in MB/s, read back in bytes/s (the fourth mode of fuzz_double). */
+static void
+put_rate(Seed *seed, double mb_per_s)
+{
+	unsigned	v = (unsigned) (mb_per_s * 100 + 0.5);
+
+	put_byte(seed, 3);
+	put_byte(seed, v & 0xFF);
+	put_byte(seed, (v >> 8) & 0xFF);
+}
+
+static void
+put_settings(Seed *seed, unsigned current_mb, unsigned max_mb,
+			 unsigned disk_mb, unsigned shrink_after)
+{
+	put_byte(seed, 4);			/* 16 MB segments */
+	put_small(seed, current_mb);
+	put_hundredths(seed, 300);	/* checkpoint_timeout */
+	put_hundredths(seed, 0.9);
+	put_small(seed, 2);			/* threshold */
+	put_hundredths(seed, 0.33);
+	put_hundredths(seed, 0.25);
+	put_small(seed, max_mb);
+	put_small(seed, 0);			/* min */
+	put_small(seed, current_mb);	/* baseline */
+	put_small(seed, disk_mb);
+	put_small(seed, shrink_after);
+	put_small(seed, 1);			/* cooldown */
+	put_byte(seed, 0);			/* fresh state */
+}
+
+static void
+put_window(Seed *seed, double rate_mb_s, unsigned timed, unsigned requested,
+		   unsigned forced)
+{
+	put_byte(seed, 0);			/* no setting changes */
+	put_byte(seed, 1);			/* window end */
+	put_hundredths(seed, 300);
+	put_small(seed, timed);
+	put_small(seed, requested);
+	put_small(seed, forced);
+	put_raw(seed, (uint64_t) (rate_mb_s * 300 * 1048576));
+	put_small(seed, 0);
+	put_rate(seed, rate_mb_s);
+	put_rate(seed, rate_mb_s);
+	put_hundredths(seed, 300);
+}
+
+static void
+put_sample(Seed *seed, double rate_mb_s, unsigned since_redo_mb,
+		   double to_timed_s)
+{
+	put_byte(seed, 0);
+	put_byte(seed, 4);			/* recent rate valid */
+	put_hundredths(seed, 0);
+	put_small(seed, 0);
+	put_small(seed, 0);
+	put_small(seed, 0);
+	put_small(seed, 0);
+	put_raw(seed, (uint64_t) since_redo_mb * 1048576);
+	put_rate(seed, rate_mb_s);
+	put_rate(seed, rate_mb_s);
+	put_hundredths(seed, to_timed_s);
+}
+
+static void
+write_seed(const char *dir, const char *name, const void *bytes, size_t len)
+{
+	char		path[1024];
+	FILE	   *file;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	file = fopen(path, "wb");
+	if (file == NULL || fwrite(bytes, 1, len, file) != len || fclose(file) != 0)
+	{
+		fprintf(stderr, "make_corpus: cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+static void
+policy_seeds(const char *dir)
+{
+	Seed		seed;
+
+	memset(&seed, 0, sizeof(seed));
+	put_settings(&seed, 1024, 4096, 0, 12);
+	put_byte(&seed, 3);
+	put_window(&seed, 2, 0, 3, 3);
+	put_window(&seed, 4, 0, 3, 3);
+	put_window(&seed, 4, 1, 0, 0);
+	write_seed(dir, "forced_then_capped", seed.bytes, seed.len);
+
+	memset(&seed, 0, sizeof(seed));
+	put_settings(&seed, 1024, 4096, 0, 12);
+	put_byte(&seed, 2);
+	put_sample(&seed, 2, 400, 100);
+	put_sample(&seed, 4, 700, 60);
+	write_seed(dir, "projected", seed.bytes, seed.len);
+
+	memset(&seed, 0, sizeof(seed));
+	put_settings(&seed, 4096, 4096, 0, 2);
+	put_byte(&seed, 8);
+	for (int i = 0; i < 8; i++)
+		put_window(&seed, 0.2, 1, 0, 0);
+	write_seed(dir, "quiet_shrink", seed.bytes, seed.len);
+
+	memset(&seed, 0, sizeof(seed));
+	put_settings(&seed, 2048, 4096, 1000, 12);
+	put_byte(&seed, 2);
+	put_sample(&seed, 1, 100, 200);
+	put_window(&seed, 3, 0, 3, 3);
+	write_seed(dir, "disk_protect", seed.bytes, seed.len);
+}
+
+static void
+state_seed(const char *dir, const char *name, int records)
+{
+	static WalsizerPersistent state;
+	size_t		capacity = walsizer_state_encoded_size();
+	unsigned char *image = malloc(capacity + 1);
+	size_t		len;
+
+	memset(&state, 0, sizeof(state));
+	state.baseline_mb = 1024;
+	state.last_set_mb = 2048;
+	state.policy.windows_since_change = 3;
+	for (int i = 0; i < records; i++)
+	{
+		WalsizerRecord rec;
+
+		memset(&rec, 0, sizeof(rec));
+		rec.at = 760000000000000 + i;
+		rec.action = WALSIZER_ACTION_GROW + i % 4;
+		rec.old_mb = 1024;
+		rec.new_mb = 2048;
+		rec.requested = 3;
+		rec.wal_forced = 3;
+		rec.wal_bytes = (uint64_t) 600 << 20;
+		rec.window_s = 300;
+		snprintf(rec.reason, sizeof(rec.reason), "seed record %d", i);
+		walsizer_history_append(&state, &rec);
+	}
+	image[0] = 0;				/* mode: decode the image */
+	len = walsizer_state_encode(&state, image + 1, capacity);
+	write_seed(dir, name, image, len + 1);
+	free(image);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const unsigned char build_mode[] = {1, 3, 0, 0x10, 0, 0, 0x20, 0, 2, 5};
+
+	if (argc != 3)
+	{
+		fprintf(stderr, "usage: make_corpus POLICY_DIR STATE_DIR\n");
+		return 2;
+	}
+	policy_seeds(argv[1]);
+	state_seed(argv[2], "empty", 0);
+	state_seed(argv[2], "one_record", 1);
+	state_seed(argv[2], "three_records", 3);
+	write_seed(argv[2], "built", build_mode, sizeof(build_mode));
+	return 0;
+}

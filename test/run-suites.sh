@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# test/run-suites.sh - build, install and test pg_walsizer against one
+# installed PostgreSQL major.
+#
+#   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz]
+#
+# Run as root where that major's server and headers are installed: on the
+# host, or inside a chroot made by test/chroot.sh. The source tree (the
+# directory above this script) is only read: it is copied, without build
+# outputs, to a scratch directory owned by USER (default postgres). A shared
+# tree such as a bind-mounted /src must not collect another major's object
+# files, and PostgreSQL refuses to run as root.
+#
+# As USER: build, then (as root) make install, then as USER the suites:
+#   regress  pg_regress, one result per test (Makefile's REGRESS, plus any
+#            sql/*.sql it does not list)
+#   tap      prove, one result per test/t/*.pl file
+#   unit, sim, and with --fuzz fuzz-smoke: one result per "ok - NAME" or
+#            "not ok - NAME" line of make unit / sim / fuzz-smoke
+# Prints "PG MAJOR SUITE: N passed, N failed" per suite and, last,
+# "N passed, N failed". A suite that cannot run counts as one failure.
+# Exits 1 if anything failed.
+#
+# PATH starts with the major's bindir (pg_ctl, psql, pgbench...) for every
+# suite. WALSIZER_SUITE_TIMEOUT bounds each make step (seconds, default
+# 1200); WALSIZER_KEEP_SCRATCH=1 keeps the scratch directory.
+set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
+say() { printf 'run-suites: %s\n' "$*" >&2; }
+die() { say "error: $*"; exit 1; }
+
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0
+while (($#)); do
+    case $1 in
+        --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
+        --user) (($# >= 2)) || usage; user=$2; shift 2 ;;
+        --fuzz) fuzz=1; shift ;;
+        -h | --help) usage ;;
+        *) say "unknown argument '$1'"; usage ;;
+    esac
+done
+
+((EUID == 0)) || die "must run as root (make install, then tests as $user)"
+id "$user" >/dev/null 2>&1 || die "no such user '$user'"
+pg_config=$(command -v "$pg_config") || die "pg_config not found"
+bindir=$("$pg_config" --bindir)
+version=$("$pg_config" --version)
+major=$(sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p' <<<"$version")
+[[ -n $major ]] || die "cannot read a major from '$version'"
+srcdir=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+suite_timeout=${WALSIZER_SUITE_TIMEOUT:-1200}
+
+scratch=$(mktemp -d /tmp/walsizer-suites.XXXXXX)
+work=$scratch/src
+logs=$scratch/logs
+
+# Servers a crashed or timed-out suite left behind would keep running after
+# us: stop exactly those whose data directory is in the scratch tree.
+cleanup() {
+    local pidfile
+    while IFS= read -r pidfile; do
+        say "stopping a server left running in ${pidfile%/*}"
+        runuser -u "$user" -- "$bindir/pg_ctl" -D "${pidfile%/*}" stop -m immediate >&2 || true
+    done < <(find "$scratch" -name postmaster.pid 2>/dev/null)
+    if [[ ${WALSIZER_KEEP_SCRATCH:-0} == 1 ]]; then
+        say "scratch kept in $scratch"
+    else
+        rm -rf "$scratch"
+    fi
+}
+trap cleanup EXIT
+
+mkdir -p "$work" "$logs"
+# Build outputs (see .gitignore) would be stale or of another major.
+tar -C "$srcdir" --anchored --exclude=./.git --exclude='*.o' --exclude='*.so' \
+    --exclude='*.bc' --exclude=./results --exclude=./regression.diffs \
+    --exclude=./regression.out --exclude=./tmp_check --exclude=./tmp_check_regress \
+    --exclude=./log --exclude=./test/build --exclude=./bench/out -cf - . |
+    tar -C "$work" -xf -
+chown -R "$user:" "$scratch"
+cd "$work"
+
+# Commands run with a predictable environment: the major's binaries first
+# (pg_regress, prove and the TAP modules look there), HOME in the scratch.
+as_user=(runuser -u "$user" -- env HOME="$scratch" PATH="$bindir:$PATH" PG_CONFIG="$pg_config")
+
+# step LOG CMD...: run CMD under the time limit, output to stdout and LOG;
+# returns CMD's status.
+step() {
+    local log=$1 rc=0
+    shift
+    timeout -k 30 "$suite_timeout" "$@" 2>&1 | tee "$log" || rc=$?
+    ((rc != 124)) || say "${log##*/}: timed out after ${suite_timeout}s"
+    return "$rc"
+}
+
+summary=() total_pass=0 total_fail=0
+record() { # SUITE PASSED FAILED [NOTE]
+    local line="PG $major $1: $2 passed, $3 failed${4:+ ($4)}"
+    summary+=("$line")
+    total_pass=$((total_pass + $2)) total_fail=$((total_fail + $3))
+    printf '%s\n' "$line"
+}
+
+# Show the end of each log file under DIR (server logs, TAP test logs).
+show_logs() {
+    local f
+    for f in "$1"/*; do
+        [[ -f $f ]] || continue
+        printf '%s\n' "----- tail of ${f#"$work"/}"
+        tail -n "${2:-60}" "$f"
+    done
+}
+
+banner() { printf '\n===== PG %s %s\n' "$major" "$*"; }
+
+make_vars=(PG_CONFIG="$pg_config")
+
+banner "build and install ($version)"
+built=0
+if step "$logs/build" "${as_user[@]}" make "${make_vars[@]}" &&
+    step "$logs/install" make "${make_vars[@]}" install; then
+    built=1
+else
+    say "build or make install failed: the server suites cannot run"
+fi
+
+# pg_regress: the Makefile's REGRESS order (later tests may rely on earlier
+# ones), then sql/*.sql files it does not list so none is silently skipped.
+run_regress() {
+    local listed=() tests=() missing=() t f rc=0 passed=0 failed
+    read -r -a listed < <("${as_user[@]}" make -s --no-print-directory "${make_vars[@]}" \
+        --eval='walsizer-print-regress: ; @echo $(REGRESS)' walsizer-print-regress)
+    for t in "${listed[@]}"; do
+        if [[ -f sql/$t.sql ]]; then tests+=("$t"); else missing+=("$t"); fi
+    done
+    for f in sql/*.sql; do
+        [[ -f $f ]] || continue
+        t=${f#sql/} t=${t%.sql}
+        if [[ " ${listed[*]} " != *" $t "* ]]; then
+            say "sql/$t.sql is not in the Makefile's REGRESS; running it last"
+            tests+=("$t")
+        fi
+    done
+    for t in "${missing[@]}"; do say "REGRESS lists $t but sql/$t.sql does not exist"; done
+    if ((${#tests[@]} == 0)); then
+        record regress 0 $((${#missing[@]} > 0 ? ${#missing[@]} : 1)) "no tests to run"
+        return
+    fi
+    # TAP_TESTS= leaves only pg_regress in the installcheck target.
+    step "$logs/regress" "${as_user[@]}" make "${make_vars[@]}" installcheck TAP_TESTS= \
+        REGRESS="${tests[*]}" || rc=$?
+    # A test passed only if pg_regress said so: PG 15 prints
+    # "test NAME ... ok" (indented inside parallel groups), 16 and later
+    # "ok N - NAME" ("+" instead of "-" inside parallel groups).
+    for t in "${tests[@]}"; do
+        if grep -Eq "^(test )? *$t +\.\.\. ok( |\$)|^ok +[0-9]+ +[-+] +$t( |\$)" "$logs/regress"; then
+            passed=$((passed + 1))
+        fi
+    done
+    failed=$((${#tests[@]} - passed + ${#missing[@]}))
+    if ((rc != 0 && failed == 0)); then failed=1; fi
+    if ((rc != 0)); then
+        [[ ! -f regression.diffs ]] || { echo "----- regression.diffs"; head -n 300 regression.diffs; }
+        show_logs tmp_check_regress/log 40
+    fi
+    record regress "$passed" "$failed" "${missing[*]:+missing: ${missing[*]}}"
+}
+
+# TAP: one prove run per file, so each file has its own status and its own
+# tmp_check/log to show when it fails (installcheck empties tmp_check).
+run_tap() {
+    local files=(test/t/*.pl) f passed=0 failed=0
+    if [[ ! -f ${files[0]} ]]; then
+        record tap 0 1 "no test/t/*.pl files"
+        return
+    fi
+    for f in "${files[@]}"; do
+        # REGRESS= leaves only prove in the installcheck target.
+        if step "$logs/tap" "${as_user[@]}" make "${make_vars[@]}" installcheck REGRESS= PROVE_TESTS="$f"; then
+            passed=$((passed + 1))
+        else
+            failed=$((failed + 1))
+            echo "not ok - $f"
+            show_logs tmp_check/log 80
+        fi
+    done
+    record tap "$passed" "$failed"
+}
+
+# make unit / sim / fuzz-smoke print "ok - NAME" or "not ok - NAME" per check.
+run_pure() {
+    local target=$1 rc=0 passed failed
+    step "$logs/$target" "${as_user[@]}" make "${make_vars[@]}" "$target" || rc=$?
+    passed=$(grep -Ec '^ok( [0-9]+)? - ' "$logs/$target" || true)
+    failed=$(grep -Ec '^not ok( [0-9]+)? - ' "$logs/$target" || true)
+    if ((rc != 0 && failed == 0)); then
+        record "$target" "$passed" 1 "make $target exited with status $rc"
+    elif ((passed + failed == 0)); then
+        record "$target" 0 1 "make $target reported no results"
+    else
+        record "$target" "$passed" "$failed"
+    fi
+}
+
+if ((built)); then
+    banner regress; run_regress
+    banner tap; run_tap
+else
+    record regress 0 1 "not run: build failed"
+    record tap 0 1 "not run: build failed"
+fi
+# The pure suites need no server, so they run even when the build failed.
+banner unit; run_pure unit
+banner sim; run_pure sim
+if ((fuzz)); then banner fuzz-smoke; run_pure fuzz-smoke; fi
+
+echo
+printf '%s\n' "${summary[@]}"
+echo "$total_pass passed, $total_fail failed"
+((total_fail == 0))

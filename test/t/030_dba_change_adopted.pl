@@ -1,0 +1,52 @@
+# A max_wal_size the DBA sets is adopted as walsizer's baseline and floor:
+# walsizer records it, does not undo it, does not shrink below it, and
+# remembers it across a restart.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Utils;
+use Test::More;
+use WalsizerTest;
+
+# shrink_after = 1 would shrink anything above the floor after one window
+my $node = walsizer_node('adopt',
+	conf => { 'walsizer.interval' => "'1s'", 'walsizer.shrink_after' => 1 });
+
+$node->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '256MB'");
+$node->reload;
+wait_for($node,
+	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 256)",
+	'the change is recorded as adopted');
+my ($adopt) = decision_rows($node, "action = 'adopt'");
+is($adopt->{old_mb}, 32, 'adopted from the previous 32 MB');
+like($adopt->{reason}, qr/changed to 256 MB outside pg_walsizer/,
+	'the reason says who changed it');
+is(status_value($node, 'floor_mb'), 256, 'the DBA value is the new floor');
+
+# several idle windows later nothing was undone
+$node->safe_psql('postgres', 'SELECT pg_sleep(5)');
+is($node->safe_psql('postgres', 'SHOW max_wal_size'), '256MB',
+	'walsizer did not change it back');
+is(scalar decision_rows($node, "action <> 'adopt'"), 0,
+	'no decision fought the DBA');
+
+# the baseline survives a restart
+$node->restart;
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+	'worker back after restart');
+is(status_value($node, 'floor_mb'), 256, 'floor kept across a restart');
+is(scalar decision_rows($node, "action = 'adopt'"), 1,
+	'no second adoption at start: the value is known');
+
+# a change made while the server was down is adopted at start
+$node->stop;
+$node->append_conf('postgresql.auto.conf', "max_wal_size = '512MB'\n");
+$node->start;
+wait_for($node,
+	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 512)",
+	'a change made while stopped is adopted at start');
+is(status_value($node, 'floor_mb'), 512, 'and becomes the floor');
+
+$node->stop;
+done_testing();

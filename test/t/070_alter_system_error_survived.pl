@@ -1,0 +1,58 @@
+# When ALTER SYSTEM fails (here: the data directory is read-only, as on a
+# full or broken disk), walsizer records an "error" decision, logs it at most
+# once per window, keeps running, and succeeds once the problem is gone.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Utils;
+use Test::More;
+use WalsizerTest;
+
+my $node = walsizer_node('alter_error',
+	conf => { 'walsizer.enable' => 'off', 'walsizer.interval' => "'2s'" });
+$node->command_ok([ 'pgbench', '-i', '-q', '-s', '10', '-h', $node->host,
+	'-p', $node->port, 'postgres' ], 'pgbench tables created');
+my $pid = status_value($node, 'worker_pid');
+
+# postgresql.auto.conf cannot be replaced while the directory is read-only
+my $data_dir = $node->data_dir;
+$node->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.enable = on');
+chmod 0500, $data_dir or die "chmod $data_dir: $!";
+$node->reload;
+wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+
+my $log_offset = -s $node->logfile;
+my $started = time;
+run_pgbench($node, 12, 4);
+my $elapsed = time - $started;
+wait_for($node,
+	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'error')",
+	'the failure is recorded');
+my @errors = decision_rows($node, "action = 'error'");
+like($errors[0]{reason}, qr/^ALTER SYSTEM failed: could not open file .*postgresql\.auto\.conf/,
+	'the reason carries the server error');
+cmp_ok($errors[0]{new_mb}, '>', $errors[0]{old_mb}, 'it was trying to grow');
+cmp_ok(scalar @errors, '<=', int($elapsed / 2) + 2,
+	scalar(@errors) . " error decisions in $elapsed s: at most one per 2 s window");
+is(status_value($node, 'worker_pid'), $pid, 'the worker kept running: same pid');
+my $log = slurp_file($node->logfile, $log_offset);
+unlike($log, qr/background worker "pg_walsizer".*exited/, 'the worker never exited');
+like($log, qr/WARNING:  pg_walsizer could not change max_wal_size from 32 MB to \d+ MB/,
+	'a WARNING names the change');
+like($log, qr/HINT:  pg_walsizer keeps running and tries again after the cooldown/,
+	'with a hint');
+is($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB',
+	'max_wal_size unchanged while it fails');
+
+# space (here: permission) comes back: the next window succeeds
+chmod 0700, $data_dir or die "chmod $data_dir: $!";
+run_pgbench($node, 8, 4);
+wait_for($node,
+	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'grow' AND confirmed)",
+	'the change goes through once ALTER SYSTEM works again');
+isnt($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB', 'max_wal_size grew');
+is(status_value($node, 'worker_pid'), $pid, 'still the same worker');
+
+$node->stop;
+done_testing();

@@ -1,0 +1,55 @@
+# After a load has made walsizer grow max_wal_size, quiet windows make it
+# step back down: only after walsizer.shrink_after windows below half, at
+# most halving per step, one change per window, never below the floor.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Utils;
+use Test::More;
+use WalsizerTest;
+
+my $node = walsizer_node('shrink',
+	conf => {
+		'walsizer.enable' => 'off',
+		checkpoint_timeout => "'10s'",
+		'walsizer.interval' => "'1s'",
+		'walsizer.shrink_after' => 3 });
+$node->command_ok([ 'pgbench', '-i', '-q', '-s', '10', '-h', $node->host,
+	'-p', $node->port, 'postgres' ], 'pgbench tables created');
+$node->append_conf('postgresql.conf', "walsizer.enable = on\n");
+$node->reload;
+wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+
+run_pgbench($node, 10, 4);
+my @grows = decision_rows($node, "action = 'grow'");
+ok(@grows >= 1, 'the load made it grow');
+my $peak = (sort { $b <=> $a } map { $_->{new_mb} } @grows)[0];
+note("grew to $peak MB");
+
+# idle: the peak leaves the horizon (4 x checkpoint_timeout), then it shrinks
+wait_for($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status()',
+	'back at the floor of 32 MB');
+my @shrinks = decision_rows($node, "action = 'shrink'");
+ok(@shrinks >= 1, scalar(@shrinks) . ' shrink steps');
+for my $step (@shrinks)
+{
+	cmp_ok($step->{new_mb}, '>=', int(($step->{old_mb} + 1) / 2),
+		"$step->{old_mb} -> $step->{new_mb} MB: at most halved");
+	cmp_ok($step->{new_mb}, '>=', 32, 'never below the floor');
+	like($step->{reason}, qr/for 3 windows the load needed at most \d+ MB/,
+		'the reason explains the quiet windows');
+}
+# windows between changes: the decision times are at least one window apart
+my @times = split /\n/, $node->safe_psql('postgres',
+	"SELECT extract(epoch FROM at) FROM walsizer.decisions() "
+	  . "WHERE action IN ('grow', 'shrink') ORDER BY at");
+my $too_close = grep { $times[$_] - $times[ $_ - 1 ] < 0.9 } 1 .. $#times;
+is($too_close, 0, 'no two changes within one window');
+
+$node->safe_psql('postgres', 'SELECT pg_sleep(4)');
+is($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB',
+	'it stays at the floor');
+
+$node->stop;
+done_testing();

@@ -1,0 +1,99 @@
+/*-------------------------------------------------------------------------
+ *
+ * policy_fixtures.h
+ *		Typical settings and measurements for the policy tests.
+ *
+ * The tests start from a server that looks like a default installation
+ * (1 GB max_wal_size, 16 MB segments, 5 min checkpoint_timeout, 0.9
+ * completion target, pg_walsizer's default GUCs) and change only what the
+ * behaviour under test is about, so each test states its premise in a few
+ * lines.  With these settings a sustained WAL rate of R MB/s needs
+ * ceil(1.9 * R * 300 * 1.25) MB, rounded up to 16 MB: 720 MB at 1 MB/s,
+ * 1440 MB at 2 MB/s, 2864 MB at 4 MB/s.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_POLICY_FIXTURES_H
+#define WALSIZER_POLICY_FIXTURES_H
+
+#include "policy.h"
+
+#define MB ((uint64_t) 1024 * 1024)
+#define SIZE_LIMIT_MB ((int64_t) 2147483647)
+
+static inline WalsizerSettings
+typical_settings(void)
+{
+	WalsizerSettings s;
+
+	memset(&s, 0, sizeof(s));
+	s.current_mb = 1024;
+	s.segment_bytes = 16 * MB;
+	s.checkpoint_timeout_s = 300;
+	s.completion_target = 0.9;
+	s.threshold = 2;
+	s.ratio = 0.33;
+	s.headroom = 0.25;
+	s.max_mb = 4096;
+	s.min_mb = 0;
+	s.baseline_mb = 1024;
+	s.disk_cap_mb = 0;
+	s.shrink_after = 12;
+	s.cooldown = 1;
+	return s;
+}
+
+/* A sample between window ends: nothing measured that asks for action. */
+static inline WalsizerMeasurements
+quiet_sample(void)
+{
+	WalsizerMeasurements m;
+
+	memset(&m, 0, sizeof(m));
+	m.window_end = false;
+	m.seconds_to_timed_checkpoint = 300;
+	return m;
+}
+
+/*
+ * The end of a 300 s window in which WAL was written at rate_mb_s, with the
+ * given checkpoint counts.  The peak rate over the horizon is the same rate.
+ */
+static inline WalsizerMeasurements
+window_at_rate(double rate_mb_s, int64_t timed, int64_t requested,
+			   int64_t wal_forced)
+{
+	WalsizerMeasurements m = quiet_sample();
+
+	m.window_end = true;
+	m.window_s = 300;
+	m.timed = timed;
+	m.requested = requested;
+	m.wal_forced = wal_forced;
+	m.wal_bytes = (uint64_t) (rate_mb_s * 300 * (double) MB);
+	m.peak_rate = rate_mb_s * (double) MB;
+	return m;
+}
+
+static inline WalsizerPolicyState
+fresh_state(void)
+{
+	WalsizerPolicyState state;
+
+	walsizer_policy_init_state(&state);
+	return state;
+}
+
+/* One call of the policy; *state becomes the state it hands back. */
+static inline WalsizerDecision
+decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
+	   WalsizerPolicyState *state)
+{
+	WalsizerDecision d;
+
+	walsizer_decide(s, m, state, &d);
+	*state = d.state;
+	return d;
+}
+
+#endif							/* WALSIZER_POLICY_FIXTURES_H */
