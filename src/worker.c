@@ -56,8 +56,12 @@
 
 /* WAL positions kept for the peak rate; older ones are thinned out. */
 #define HISTORY_POINTS 4096
-/* The horizon over which the peak rate is taken, in windows. */
+/*
+ * The horizon over which the peak rate is taken: several windows, and at
+ * least two checkpoint cycles so that it always holds whole cycles.
+ */
 #define HORIZON_WINDOWS 4
+#define HORIZON_MIN_CYCLES 2
 /*
  * The "recent" rate used for projections is taken over the last few
  * seconds: long enough to smooth one busy second, short enough to see a
@@ -668,8 +672,8 @@ wsw_sample(TimestampTz now)
 {
 	XLogRecPtr	insert_lsn = GetXLogInsertRecPtr();
 	XLogRecPtr	redo = GetRedoRecPtr();
-	double		horizon_s = HORIZON_WINDOWS * Max(window_length_s(),
-												  (double) CheckPointTimeout);
+	double		horizon_s = Max(HORIZON_WINDOWS * window_length_s(),
+								HORIZON_MIN_CYCLES * (double) CheckPointTimeout);
 	int64		history_step_us;
 	WalsizerCounters counters;
 

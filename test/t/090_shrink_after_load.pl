@@ -12,7 +12,6 @@ use WalsizerTest;
 my $node = walsizer_node('shrink',
 	conf => {
 		'walsizer.enable' => 'off',
-		checkpoint_timeout => "'10s'",
 		'walsizer.interval' => "'1s'",
 		'walsizer.shrink_after' => 3 });
 $node->command_ok([ 'pgbench', '-i', '-q', '-s', '10', '-h', $node->host,
@@ -27,7 +26,8 @@ ok(@grows >= 1, 'the load made it grow');
 my $peak = (sort { $b <=> $a } map { $_->{new_mb} } @grows)[0];
 note("grew to $peak MB");
 
-# idle: the peak leaves the horizon (4 x checkpoint_timeout), then it shrinks
+# idle: the peak leaves the horizon (here 2 x checkpoint_timeout), then it
+# steps down
 wait_for($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status()',
 	'back at the floor of 32 MB');
 my @shrinks = decision_rows($node, "action = 'shrink'");
