@@ -23,7 +23,7 @@
 #
 # PATH starts with the major's bindir (pg_ctl, psql, pgbench...) for every
 # suite. WALSIZER_SUITE_TIMEOUT bounds each make step (seconds, default
-# 1200); WALSIZER_KEEP_SCRATCH=1 keeps the scratch directory.
+# 600); WALSIZER_KEEP_SCRATCH=1 keeps the scratch directory.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
@@ -49,7 +49,7 @@ version=$("$pg_config" --version)
 major=$(sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p' <<<"$version")
 [[ -n $major ]] || die "cannot read a major from '$version'"
 srcdir=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
-suite_timeout=${WALSIZER_SUITE_TIMEOUT:-1200}
+suite_timeout=${WALSIZER_SUITE_TIMEOUT:-600}
 
 scratch=$(mktemp -d /tmp/walsizer-suites.XXXXXX)
 work=$scratch/src
