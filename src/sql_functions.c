@@ -17,6 +17,7 @@
 #include "access/htup_details.h"
 #include "access/xlog.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 #include "utils/timestamp.h"
 
 #include "compat.h"

@@ -61,6 +61,7 @@ declare -A state prep_job # major -> cold | warm; major -> its job's pid
 prep_jobs=()
 start_prepare() {
     (($#)) || return 0
+    # shellcheck disable=SC2016 # the inner script expands its own arguments
     setsid bash -c '
         chroot_sh=$1 logdir=$2; shift 2
         for m; do

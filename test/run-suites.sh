@@ -130,6 +130,7 @@ fi
 # ones), then sql/*.sql files it does not list so none is silently skipped.
 run_regress() {
     local listed=() tests=() missing=() t f rc=0 passed=0 failed
+    # shellcheck disable=SC2016 # make, not the shell, expands $(REGRESS)
     read -r -a listed < <("${as_user[@]}" make -s --no-print-directory "${make_vars[@]}" \
         --eval='walsizer-print-regress: ; @echo $(REGRESS)' walsizer-print-regress)
     for t in "${listed[@]}"; do

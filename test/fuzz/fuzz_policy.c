@@ -12,7 +12,8 @@
  *	- 2 segments <= floor <= cap <= SIZE_LIMIT_MB, 0 <= needed <= limit;
  *	- a changed size is a whole number of segments within [0, limit];
  *	- GROW moves up to a size in [floor, cap]; CAPPED moves up to the cap or
- *	  stays; PROTECT moves down to the disk cap;
+ *	  stays; PROTECT moves down to the cap, and only when the disk's share
+ *	  is below the old size;
  *	- SHRINK moves down, never below the floor, and either to walsizer.max
  *	  lowered below a size walsizer had set (the cap, or the DBA's own size
  *	  rounded up to a segment when that is above the cap), or, for a quiet
@@ -89,6 +90,16 @@ round_up(int64_t mb, int64_t seg)
 	return rounded > SIZE_LIMIT_MB ? SIZE_LIMIT_MB / seg * seg : rounded;
 }
 
+static int64_t
+round_down(int64_t mb, int64_t seg)
+{
+	if (mb < 0)
+		mb = 0;
+	if (mb > SIZE_LIMIT_MB)
+		mb = SIZE_LIMIT_MB;
+	return mb / seg * seg;
+}
+
 /* Was there evidence for growth, judged from the inputs alone? */
 static bool
 growth_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
@@ -141,7 +152,9 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 			PROMISE(!changed);
 			break;
 		case WALSIZER_ACTION_PROTECT:
-			PROMISE(d->cap_source == WALSIZER_CAP_DISK);
+			/* the disk is too small for the current size: down to the cap */
+			PROMISE(s->disk_cap_mb > 0);
+			PROMISE(d->old_mb > round_down(s->disk_cap_mb, seg));
 			PROMISE(d->new_mb == d->cap_mb && d->new_mb < d->old_mb);
 			break;
 		case WALSIZER_ACTION_SHRINK:

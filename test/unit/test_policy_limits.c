@@ -171,6 +171,25 @@ protect_applies_in_a_counter_reset_window(void)
 }
 
 static void
+protect_lowers_to_walsizer_max_when_that_is_below_the_disk_cap(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	/* DBA's 8 GB no longer fits a 1000 MB disk share; walsizer.max is less */
+	s.current_mb = 8192;
+	s.baseline_mb = 8192;
+	s.max_mb = 512;
+	s.disk_cap_mb = 1000;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_PROTECT);
+	CHECK_EQ(d.cap_source, WALSIZER_CAP_SETTING);
+	CHECK_EQ(d.new_mb, 512);
+}
+
+static void
 protect_goes_below_the_floor(void)
 {
 	WalsizerSettings s = typical_settings();
@@ -354,6 +373,7 @@ main(void)
 	RUN_TEST(suite, protect_lowers_current_size_above_disk_cap);
 	RUN_TEST(suite, protect_applies_during_cooldown_and_between_windows);
 	RUN_TEST(suite, protect_applies_in_a_counter_reset_window);
+	RUN_TEST(suite, protect_lowers_to_walsizer_max_when_that_is_below_the_disk_cap);
 	RUN_TEST(suite, protect_goes_below_the_floor);
 	RUN_TEST(suite, lowered_max_brings_walsizer_size_back_down);
 	RUN_TEST(suite, lowered_max_never_goes_below_the_baseline);
