@@ -63,6 +63,7 @@ cleanup() {
         say "stopping a server left running in ${pidfile%/*}"
         runuser -u "$user" -- "$bindir/pg_ctl" -D "${pidfile%/*}" stop -m immediate >&2 || true
     done < <(find "$scratch" -name postmaster.pid 2>/dev/null)
+    if mountpoint -q "$tmpfs"; then umount "$tmpfs" || umount -l "$tmpfs" || true; fi
     if [[ ${WALSIZER_KEEP_SCRATCH:-0} == 1 ]]; then
         say "scratch kept in $scratch"
     else
@@ -81,9 +82,23 @@ tar -C "$srcdir" --anchored --exclude=./.git --exclude='*.o' --exclude='*.so' \
 chown -R "$user:" "$scratch"
 cd "$work"
 
+# A small filesystem of our own for the tests that fill a disk (pg_wal or the
+# data directory on it). Tests run unprivileged and cannot mount; they skip,
+# saying why, when WALSIZER_TEST_TMPFS is not set.
+tmpfs=$scratch/tmpfs
+tmpfs_env=()
+mkdir -p "$tmpfs"
+if mount -t tmpfs -o size=600m,mode=0700 walsizer-test "$tmpfs" 2>"$logs/mount"; then
+    chown "$user:" "$tmpfs"
+    tmpfs_env=(WALSIZER_TEST_TMPFS="$tmpfs")
+else
+    say "no tmpfs for the disk tests: $(cat "$logs/mount")"
+fi
+
 # Commands run with a predictable environment: the major's binaries first
 # (pg_regress, prove and the TAP modules look there), HOME in the scratch.
-as_user=(runuser -u "$user" -- env HOME="$scratch" PATH="$bindir:$PATH" PG_CONFIG="$pg_config")
+as_user=(runuser -u "$user" -- env HOME="$scratch" PATH="$bindir:$PATH" PG_CONFIG="$pg_config"
+    "${tmpfs_env[@]}")
 
 # step LOG CMD...: run CMD under the time limit, output to stdout and LOG;
 # returns CMD's status.
@@ -178,6 +193,8 @@ run_tap() {
         return
     fi
     for f in "${files[@]}"; do
+        # each test starts with an empty disk-test filesystem
+        if ((${#tmpfs_env[@]})); then find "$tmpfs" -mindepth 1 -delete 2>/dev/null || true; fi
         # REGRESS= leaves only prove in the installcheck target.
         if step "$logs/tap" "${as_user[@]}" make "${make_vars[@]}" installcheck REGRESS= PROVE_TESTS="$f"; then
             passed=$((passed + 1))
