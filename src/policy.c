@@ -134,7 +134,8 @@ walsizer_checkpoint_segments(int64_t max_wal_size_mb, int64_t segment_bytes,
 	if (seg_mb < 1)
 		seg_mb = 1;
 	completion_target = sane_fraction(completion_target, 0.9);
-	segments = (double) clamp_size(max_wal_size_mb) / (double) seg_mb;
+	/* whole segments first, as XLogMBVarToSegs() does */
+	segments = (double) (clamp_size(max_wal_size_mb) / seg_mb);
 	checkpoint_segments = (int64_t) (segments / (1.0 + completion_target));
 	return checkpoint_segments < 1 ? 1 : checkpoint_segments;
 }
@@ -205,6 +206,18 @@ note_change(WalsizerDecision *d, const WalsizerMeasurements *m,
 	d->new_mb = new_mb;
 	d->state.windows_since_change = m->window_end ? 0 : -1;
 	d->state.windows_below_half = 0;
+}
+
+/* Bytes as whole MB for a reason text, safe for any double. */
+static long long
+mb_for_reason(double bytes)
+{
+	double		mb;
+
+	if (!isfinite(bytes) || bytes <= 0)
+		return 0;
+	mb = ceil(bytes / (double) BYTES_PER_MB);
+	return mb < (double) SIZE_LIMIT_MB ? (long long) mb : (long long) SIZE_LIMIT_MB;
 }
 
 /* Reasons may be cut at WALSIZER_REASON_LEN; they are for people. */
@@ -381,6 +394,8 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 					 "projected %lld MB of WAL before the next timed checkpoint; trigger is %lld MB",
 					 MB_OF(d->projected_bytes), MB_OF(d->trigger_bytes));
 		target = round_up_to_segment(target, seg);
+		if (target < floor_mb)
+			target = floor_mb;
 
 		if (d->state.windows_since_change < cooldown)
 		{
@@ -424,9 +439,8 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 			note_change(d, m, WALSIZER_ACTION_GROW, target);
 			set_reason(d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
 					 evidence,
-					 (long long) ceil(sized_rate *
-									  sane_fraction(s->checkpoint_timeout_s, 300.0) /
-									  (double) BYTES_PER_MB),
+					 (long long) mb_for_reason(sized_rate *
+											   sane_fraction(s->checkpoint_timeout_s, 300.0)),
 					 (long long) target);
 			return;
 		}
@@ -437,7 +451,16 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	/* 3. Shrink, slowly, once the load has long needed less than half. */
 	if (m->window_end && s->shrink_after > 0)
 	{
-		if (needed * 2 < current && current > floor_mb)
+		/*
+		 * The floor was clamped to the cap above; a shrink must still never
+		 * go below the DBA's own value, even one above walsizer.max.
+		 */
+		int64_t		shrink_floor = floor_mb;
+
+		if (s->min_mb <= 0 && s->baseline_mb > shrink_floor)
+			shrink_floor = round_up_to_segment(s->baseline_mb, seg);
+
+		if (needed * 2 < current && current > shrink_floor)
 		{
 			if (d->state.windows_below_half < COUNTER_LIMIT)
 				d->state.windows_below_half++;
@@ -452,8 +475,8 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 
 			if (target < needed)
 				target = needed;
-			if (target < floor_mb)
-				target = floor_mb;
+			if (target < shrink_floor)
+				target = shrink_floor;
 			if (target < current)
 			{
 				note_change(d, m, WALSIZER_ACTION_SHRINK, target);

@@ -129,4 +129,140 @@ sub reset_checkpointer_sql
 	  : "SELECT pg_stat_reset_shared('bgwriter')";
 }
 
+# --- Helpers for the crash, disk and concurrency tests -------------------
+
+push @EXPORT, qw(
+  kill9_all state_file_header start_pgbench finish_pgbench log_count
+  setting_mb poll_until
+);
+
+# The pids of the postmaster and of all its descendants, from /proc.
+sub _postmaster_tree
+{
+	my ($node) = @_;
+	my $pidfile = $node->data_dir . '/postmaster.pid';
+	open(my $fh, '<', $pidfile) or return ();
+	my $postmaster = <$fh>;
+	close $fh;
+	chomp $postmaster;
+	my %children;
+	for my $stat (glob '/proc/[0-9]*/stat')
+	{
+		open(my $sf, '<', $stat) or next;
+		my $line = <$sf>;
+		close $sf;
+		next unless defined $line && $line =~ /^(\d+) \(.*\) \S+ (\d+) /s;
+		push @{ $children{$2} }, $1;
+	}
+	my @tree = ($postmaster);
+	for (my $i = 0; $i < @tree; $i++)
+	{
+		push @tree, @{ $children{ $tree[$i] } // [] };
+	}
+	return @tree;
+}
+
+sub _process_gone
+{
+	my ($pid) = @_;
+	return 1 unless kill 0, $pid;
+	open(my $sf, '<', "/proc/$pid/stat") or return 1;
+	my $line = <$sf>;
+	close $sf;
+	# a zombie holds no resources: its parent died with the server
+	return defined $line && $line =~ /^\d+ \(.*\) Z /s;
+}
+
+# Kills the whole server at one instant, as a power cut would: every process
+# is stopped first, so none of them sees the others die and reacts, then all
+# get SIGKILL.  Returns the number of processes killed.
+sub kill9_all
+{
+	my ($node) = @_;
+	my @tree = _postmaster_tree($node);
+	die "no running postmaster for node " . $node->name unless @tree;
+	kill 'STOP', @tree;
+	kill 'KILL', @tree[ 1 .. $#tree ];
+	$node->kill9;    # the postmaster, and the node object learns it is down
+	for my $try (1 .. 300)
+	{
+		last unless grep { !_process_gone($_) } @tree;
+		select(undef, undef, undef, 0.05);
+	}
+	my @left = grep { !_process_gone($_) } @tree;
+	die "processes survived SIGKILL: @left" if @left;
+	return scalar @tree;
+}
+
+# The header of pg_walsizer.state (layout version 1: see state_format.c), as
+# a hash, or undef when the file is absent or too short.
+sub state_file_header
+{
+	my ($node) = @_;
+	my $file = $node->data_dir . '/pg_walsizer.state';
+	open(my $fh, '<:raw', $file) or return undef;
+	my $got = read($fh, my $buf, 48);
+	close $fh;
+	return undef unless defined $got && $got == 48;
+	my ($magic, $version, $count, undef, $baseline, $last_set, $intent,
+		$total) = unpack('V V V V q< q< q< Q<', $buf);
+	return {
+		magic => $magic, version => $version, count => $count,
+		baseline_mb => $baseline, last_set_mb => $last_set,
+		intent_mb => $intent, decisions_total => $total };
+}
+
+# pgbench in the background against database postgres; finish_pgbench()
+# waits for it and returns (exit status, stdout, stderr).
+sub start_pgbench
+{
+	my ($node, @args) = @_;
+	my $run = { out => '', err => '' };
+	$run->{handle} = IPC::Run::start(
+		[ 'pgbench', '-n', @args, '-h', $node->host, '-p', $node->port,
+		  'postgres' ],
+		'>', \$run->{out}, '2>', \$run->{err});
+	return $run;
+}
+
+sub finish_pgbench
+{
+	my ($run) = @_;
+	$run->{handle}->finish;
+	return ($run->{handle}->result(0), $run->{out}, $run->{err});
+}
+
+# How many times a pattern occurs in the server log from byte offset $from.
+sub log_count
+{
+	my ($node, $re, $from) = @_;
+	my $log = slurp_file($node->logfile, $from // 0);
+	my $count = 0;
+	$count++ while $log =~ /$re/g;
+	return $count;
+}
+
+# A setting as the server runs it, in its base unit (MB for max_wal_size).
+sub setting_mb
+{
+	my ($node, $name) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT setting FROM pg_settings WHERE name = '$name'");
+}
+
+# Polls a boolean SQL expression for at most $seconds; true once it held.
+# Unlike wait_for() it asserts nothing, so a test can say what it expected.
+sub poll_until
+{
+	my ($node, $condition, $seconds) = @_;
+	my $deadline = time() + $seconds;
+	while (1)
+	{
+		return 1
+		  if $node->safe_psql('postgres', "SELECT ($condition)") eq 't';
+		return 0 if time() >= $deadline;
+		select(undef, undef, undef, 0.2);
+	}
+}
+
 1;

@@ -1,0 +1,539 @@
+#!/usr/bin/env python3
+"""bench/report.py OUT [--check] - the benchmark's report from its raw data.
+
+Reads OUT/raw/<scenario>/<config>-r<repeat>/ as bench/lib.sh writes it and
+writes OUT/REPORT.md, OUT/runs.csv (one row of derived figures per run) and
+the plots OUT/*.png (through gnuplot).  Every figure is computed here from
+the raw files, so a report can be rebuilt or changed without rerunning the
+load.  Python's standard library only: the numbers are medians and ratios,
+nothing that needs more.
+
+With --check (the smoke test) it also verifies that every scenario ran for
+every configuration and left the files and columns the report needs, and
+exits non-zero if not.  It checks presence, not values: a few seconds of
+load prove nothing about sizes.
+"""
+
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+MB = 1024 * 1024
+
+SCENARIOS = {
+    "steady": ("Steady OLTP",
+               "pgbench tpcb-like, scale 20, 4 clients, checkpoint_timeout 30s."),
+    "bulk": ("Bulk load next to OLTP",
+             "pgbench -i into a second database while a light pgbench "
+             "(2 clients, 200 TPS) runs; work_s is the load's duration and "
+             "the latency is the light OLTP's."),
+    "updates": ("Full-table UPDATEs",
+                "Repeated UPDATEs of all 500k rows of an indexed table, then "
+                "a VACUUM; work_s is the time the UPDATEs took."),
+    "quiet": ("Quiet after busy",
+              "A pgbench burst (4 clients), then no load.  walsizer.interval = "
+              "5s and walsizer.shrink_after = 2 so that the shrink shows "
+              "within the run."),
+    "overhead": ("Overhead",
+                 "pgbench tpcb-like at max_wal_size 4GB (no forced "
+                 "checkpoints), library not loaded (tuned) or loaded "
+                 "(walsizer4g), alternated A B A B."),
+}
+CONFIGS = {
+    "stock": "max_wal_size 64MB, no pg_walsizer",
+    "tuned": "max_wal_size 4GB by hand, no pg_walsizer",
+    "walsizer": "64MB to start, pg_walsizer preloaded (window = checkpoint_timeout, 1 s samples)",
+    "dryrun": "as walsizer, walsizer.dry_run = on",
+    "walsizer4g": "max_wal_size 4GB, pg_walsizer preloaded",
+}
+SCENARIO_CONFIGS = {
+    "steady": ["stock", "tuned", "walsizer", "dryrun"],
+    "bulk": ["stock", "tuned", "walsizer", "dryrun"],
+    "updates": ["stock", "tuned", "walsizer", "dryrun"],
+    "quiet": ["walsizer", "dryrun"],
+    "overhead": ["tuned", "walsizer4g"],
+}
+# what --check requires of every run
+META_KEYS = ["scenario", "config", "repeat", "lsn_start", "lsn_end", "t_end",
+             "requested", "timed", "wal_fpi", "final_max_wal_size_mb",
+             "checkpoint_timeout_s", "checkpoint_completion_target"]
+CSV_HEADERS = {
+    "samples.csv": ["t", "max_wal_size_mb", "lsn_bytes"],
+    "checkpoints.csv": ["t", "kind"],
+    "progress.csv": ["t", "tps", "lat_ms"],
+    "decisions.csv": ["t", "action", "old_mb", "new_mb", "requested",
+                      "timed", "wal_forced", "reason"],
+}
+# the files each scenario writes besides meta.csv and the samples
+PGBENCH_SCENARIOS = {"steady", "bulk", "quiet", "overhead"}
+WORK_SCENARIOS = {"bulk", "updates"}
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def read_meta(path):
+    meta = {}
+    with open(path, newline="") as f:
+        for row in csv.reader(f):
+            if len(row) >= 2:
+                meta[row[0]] = row[1]
+    return meta
+
+
+def num(value):
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def peak_rate(samples, span_s):
+    """Highest WAL rate (bytes/s) over any span_s of the samples; over the
+    whole run if it is shorter than span_s."""
+    points = [(num(s["t"]), num(s["lsn_bytes"])) for s in samples]
+    points = [p for p in points if p[0] is not None and p[1] is not None]
+    if len(points) < 2:
+        return None
+    if points[-1][0] - points[0][0] < span_s:
+        t0, l0 = points[0]
+        t1, l1 = points[-1]
+        return (l1 - l0) / (t1 - t0) if t1 > t0 else None
+    best = 0.0
+    j = 0
+    for t, lsn in points:
+        # the latest sample at least span_s before this one
+        while j + 1 < len(points) and points[j + 1][0] <= t - span_s:
+            j += 1
+        tj, lj = points[j]
+        if t - tj >= span_s:
+            best = max(best, (lsn - lj) / (t - tj))
+    return best
+
+
+def load_run(rundir):
+    meta = read_meta(os.path.join(rundir, "meta.csv"))
+    samples = read_csv(os.path.join(rundir, "samples.csv"))
+    checkpoints = read_csv(os.path.join(rundir, "checkpoints.csv"))
+    decisions_path = os.path.join(rundir, "decisions.csv")
+    decisions = read_csv(decisions_path) if os.path.exists(decisions_path) else []
+    timeout_s = num(meta.get("checkpoint_timeout_s")) or 30
+    cct = num(meta.get("checkpoint_completion_target")) or 0.9
+    forced = [num(c["t"]) for c in checkpoints if c["kind"].split("+")[0] == "wal"]
+    sizes = [num(s["max_wal_size_mb"]) for s in samples if num(s["max_wal_size_mb"])]
+    peak = peak_rate(samples, timeout_s)
+    run = {
+        "scenario": meta.get("scenario"),
+        "config": meta.get("config"),
+        "repeat": int(meta.get("repeat", 0)),
+        "seconds": num(meta.get("t_end")),
+        "wal_mb": (int(meta["lsn_end"]) - int(meta["lsn_start"])) / MB,
+        "requested": num(meta.get("requested")),
+        "wal_forced": len(forced),
+        "timed": num(meta.get("timed")),
+        "fpi": num(meta.get("wal_fpi")),
+        "tps": num(meta.get("pgbench_tps")),
+        "lat_ms": num(meta.get("pgbench_lat_ms")),
+        "lat_stddev_ms": num(meta.get("pgbench_lat_stddev_ms")),
+        "work_s": num(meta.get("work_s")),
+        "start_mb": num(meta.get("start_max_wal_size_mb")),
+        "final_mb": num(meta.get("final_max_wal_size_mb")),
+        "max_mb": max(sizes) if sizes else None,
+        "last_forced_s": max(forced) if forced else None,
+        "peak_mb_s": peak / MB if peak is not None else None,
+        # the size that forces no checkpoint at the measured peak rate
+        "formula_mb": (1 + cct) * peak * timeout_s / MB if peak is not None else None,
+        "ws_peak_mb_s": (num(meta["walsizer_peak_rate_bytes_per_s"]) / MB
+                         if num(meta.get("walsizer_peak_rate_bytes_per_s")) is not None else None),
+        "ws_needed_mb": num(meta.get("walsizer_needed_mb")),
+        "first_change_s": None,
+        "first_shrink_s": None,
+        "burst_end_s": num(meta.get("burst_end_s")),
+        "changes": 0,
+    }
+    for d in decisions:
+        if d["action"] in ("grow", "capped", "shrink", "protect"):
+            run["changes"] += 1
+            if run["first_change_s"] is None:
+                run["first_change_s"] = num(d["t"])
+        if d["action"] in ("shrink",) and run["first_shrink_s"] is None:
+            run["first_shrink_s"] = num(d["t"])
+    run["dir"] = rundir
+    run["decisions"] = decisions
+    return run
+
+
+def load_all(out):
+    runs = []
+    rawdir = os.path.join(out, "raw")
+    for scenario in sorted(os.listdir(rawdir)):
+        sdir = os.path.join(rawdir, scenario)
+        if not os.path.isdir(sdir):
+            continue
+        for name in sorted(os.listdir(sdir)):
+            rundir = os.path.join(sdir, name)
+            if os.path.exists(os.path.join(rundir, "meta.csv")):
+                runs.append(load_run(rundir))
+    return runs
+
+
+def fmt(value, digits=0):
+    if value is None:
+        return "–"
+    if digits == 0:
+        return f"{value:,.0f}".replace(",", " ")
+    return f"{value:.{digits}f}"
+
+
+def cell(values, digits=0):
+    """median (min–max) of the values that exist"""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "–"
+    med = statistics.median(values)
+    if len(values) == 1:
+        return fmt(med, digits)
+    return f"{fmt(med, digits)} ({fmt(min(values), digits)}–{fmt(max(values), digits)})"
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "–"
+    return f"{a / b:.2f}"
+
+
+def scenario_table(scenario, runs):
+    configs = [c for c in SCENARIO_CONFIGS.get(scenario, []) if any(r["config"] == c for r in runs)]
+    by = {c: [r for r in runs if r["config"] == c] for c in configs}
+    columns = [
+        ("runs", lambda rs: str(len(rs))),
+        ("WAL MB", lambda rs: cell([r["wal_mb"] for r in rs])),
+        ("FPI", lambda rs: cell([r["fpi"] for r in rs])),
+        ("requested ckpts", lambda rs: cell([r["requested"] for r in rs])),
+        ("WAL-forced ckpts", lambda rs: cell([r["wal_forced"] for r in rs])),
+        ("timed ckpts", lambda rs: cell([r["timed"] for r in rs])),
+        ("last forced at s", lambda rs: cell([r["last_forced_s"] for r in rs], 1)),
+    ]
+    if scenario != "updates":
+        columns += [
+            ("TPS", lambda rs: cell([r["tps"] for r in rs])),
+            ("latency ms", lambda rs: cell([r["lat_ms"] for r in rs], 2)),
+        ]
+    if scenario in WORK_SCENARIOS:
+        columns.append(("work s", lambda rs: cell([r["work_s"] for r in rs], 1)))
+    columns += [
+        ("max_wal_size MB final", lambda rs: cell([r["final_mb"] for r in rs])),
+        ("peak WAL MB/s (30 s)", lambda rs: cell([r["peak_mb_s"] for r in rs], 1)),
+        ("formula MB", lambda rs: cell([r["formula_mb"] for r in rs])),
+        ("walsizer needed MB", lambda rs: cell([r["ws_needed_mb"] for r in rs])),
+    ]
+    lines = ["| configuration | " + " | ".join(c[0] for c in columns) + " |",
+             "|---" * (len(columns) + 1) + "|"]
+    for c in configs:
+        lines.append(f"| {c} | " + " | ".join(f(by[c]) for _, f in columns) + " |")
+    return configs, by, "\n".join(lines)
+
+
+def ratio_lines(scenario, configs, by):
+    """ratios of medians: walsizer against stock and tuned"""
+    lines = []
+    subject = "walsizer4g" if scenario == "overhead" else "walsizer"
+    if subject not in by:
+        return lines
+    figures = [("WAL", "wal_mb"), ("forced checkpoints", "wal_forced"), ("FPI", "fpi")]
+    if scenario == "updates":
+        figures.append(("time of the UPDATEs", "work_s"))
+    else:
+        figures += [("TPS", "tps"), ("latency", "lat_ms")]
+    if scenario == "bulk":
+        figures.append(("load time", "work_s"))
+    for base in ("stock", "tuned"):
+        if base not in by:
+            continue
+        parts = []
+        for label, key in figures:
+            a = median([r[key] for r in by[subject]])
+            b = median([r[key] for r in by[base]])
+            parts.append(f"{label} ×{ratio(a, b)}")
+        lines.append(f"- {subject} / {base} (ratio of medians): " + ", ".join(parts))
+    return lines
+
+
+def overhead_lines(by):
+    """TPS ratio per A B pair, so drift between pairs cancels"""
+    a = {r["repeat"]: r["tps"] for r in by.get("tuned", [])}
+    b = {r["repeat"]: r["tps"] for r in by.get("walsizer4g", [])}
+    pairs = [b[k] / a[k] for k in sorted(a) if k in b and a[k] and b[k]]
+    if not pairs:
+        return []
+    text = ", ".join(f"{p:.3f}" for p in pairs)
+    return [f"- TPS with the library / without, per A B pair: {text}; "
+            f"median {statistics.median(pairs):.3f}, spread {min(pairs):.3f}–{max(pairs):.3f}"]
+
+
+def gnuplot(script):
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def plots(out, runs):
+    """PNGs: steady time line, WAL per configuration, quiet time line"""
+    made = []
+    term = "set terminal pngcairo size 1100,750 font 'DejaVu Sans,11'\n"
+    colors = {"stock": "#d62728", "tuned": "#2ca02c", "walsizer": "#1f77b4", "dryrun": "#9467bd"}
+
+    # 1. steady: TPS per second and max_wal_size, repeat 1 of each
+    steady = {r["config"]: r for r in runs if r["scenario"] == "steady" and r["repeat"] == 1}
+    shown = [c for c in ("stock", "tuned", "walsizer") if c in steady]
+    if shown:
+        png = os.path.join(out, "steady-timeline.png")
+        tps_plot = ", ".join(
+            f"'{steady[c]['dir']}/progress.csv' using 1:2 with lines lw 1.5 lc rgb '{colors[c]}' title '{c}'"
+            for c in shown)
+        size_plot = ", ".join(
+            f"'{steady[c]['dir']}/samples.csv' using 1:2 with steps lw 2 lc rgb '{colors[c]}' title '{c}'"
+            for c in shown)
+        gnuplot(term + f"""
+set output '{png}'
+set datafile separator ','
+set key autotitle columnhead
+set multiplot layout 2,1 title 'Steady OLTP (pgbench scale 20, 4 clients, checkpoint\\_timeout 30s), repeat 1'
+set grid
+set key outside right
+set ylabel 'TPS (per second)'
+set yrange [0:*]
+plot {tps_plot}
+set xlabel 'seconds since the run began'
+set ylabel 'max\\_wal\\_size (MB, log scale)'
+set logscale y 2
+set yrange [32:8192]
+plot {size_plot}
+unset multiplot
+""")
+        made.append(png)
+
+    # 2. WAL written per configuration, median with min–max, per scenario
+    bar_scenarios = [s for s in ("steady", "bulk", "updates") if any(r["scenario"] == s for r in runs)]
+    bar_configs = ["stock", "tuned", "walsizer", "dryrun"]
+    if bar_scenarios:
+        dat = os.path.join(out, "wal-by-config.dat")
+        with open(dat, "w") as f:
+            f.write("# scenario, then per configuration: median, min, max of WAL MB\n")
+            f.write("# scenario " + " ".join(f"{c} {c}_min {c}_max" for c in bar_configs) + "\n")
+            for s in bar_scenarios:
+                row = [s]
+                for c in bar_configs:
+                    values = [r["wal_mb"] for r in runs if r["scenario"] == s and r["config"] == c]
+                    if values:
+                        row += [f"{statistics.median(values):.1f}", f"{min(values):.1f}", f"{max(values):.1f}"]
+                    else:
+                        row += ["NaN"] * 3
+                f.write(" ".join(row) + "\n")
+        png = os.path.join(out, "wal-by-config.png")
+        series = ", ".join(
+            f"'{dat}' using {2 + 3 * i}:{3 + 3 * i}:{4 + 3 * i}:xtic(1) title '{c}' lc rgb '{colors[c]}'"
+            for i, c in enumerate(bar_configs))
+        gnuplot(term + f"""
+set output '{png}'
+set title 'WAL written per run (median; error bar: min–max over the repeats)'
+set style data histogram
+set style histogram errorbars gap 2 lw 1
+set style fill solid 0.8 border -1
+set boxwidth 0.9
+set ylabel 'WAL written (MB)'
+set yrange [0:*]
+set grid ytics
+set key top right
+plot {series}
+""")
+        made.append(png)
+
+    # 3. quiet: max_wal_size and WAL rate over time, the walsizer run
+    quiet = [r for r in runs if r["scenario"] == "quiet" and r["config"] == "walsizer" and r["repeat"] == 1]
+    if quiet:
+        q = quiet[0]
+        png = os.path.join(out, "quiet-timeline.png")
+        burst = q["burst_end_s"] or 0
+        gnuplot(term + f"""
+set output '{png}'
+set datafile separator ','
+set title 'Quiet after busy: walsizer, max\\_wal\\_size and WAL rate (burst ends at {burst:.0f} s)'
+set xlabel 'seconds since the run began'
+set ylabel 'max\\_wal\\_size (MB)'
+set y2label 'WAL rate (MB/s, per sample)'
+set ytics nomirror
+set y2tics
+set yrange [0:*]
+set y2range [0:*]
+set grid
+set arrow from {burst},graph 0 to {burst},graph 1 nohead dt 2
+prev_t = NaN; prev_l = NaN
+rate(t, l) = (r = (prev_t == prev_t && t > prev_t) ? (l - prev_l) / (t - prev_t) / 1048576 : NaN, prev_t = t, prev_l = l, r)
+plot '{q['dir']}/samples.csv' every ::1 using 1:2 with steps lw 2 lc rgb '#1f77b4' title 'max\\_wal\\_size', \\
+     '' every ::1 using 1:(rate($1, $3)) axes x1y2 with lines lc rgb '#ff7f0e' title 'WAL rate'
+""")
+        made.append(png)
+    return made
+
+
+def write_runs_csv(out, runs):
+    keys = ["scenario", "config", "repeat", "seconds", "wal_mb", "fpi", "requested",
+            "wal_forced", "timed", "last_forced_s", "tps", "lat_ms", "lat_stddev_ms",
+            "work_s", "start_mb", "final_mb", "max_mb", "peak_mb_s", "formula_mb",
+            "ws_peak_mb_s", "ws_needed_mb", "changes", "first_change_s", "first_shrink_s"]
+    with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(keys)
+        for r in runs:
+            w.writerow(["" if r[k] is None else (f"{r[k]:.3f}" if isinstance(r[k], float) else r[k])
+                        for k in keys])
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def decisions_summary(run):
+    """the changes walsizer made in one run, in a line"""
+    parts = []
+    for d in run["decisions"]:
+        if d["action"] in ("grow", "capped", "shrink", "protect", "adopt", "error", "unconfirmed"):
+            parts.append(f"{d['action']} {d['old_mb']}→{d['new_mb']} MB at {num(d['t']):.0f} s")
+    return "; ".join(parts) if parts else "no change"
+
+
+def report(out, runs, pngs):
+    info = read_text(os.path.join(out, "raw", "run-info.txt"))
+    machine = read_text(os.path.join(out, "raw", "machine.txt"))
+    lines = ["# pg_walsizer benchmark", "",
+             "What pg_walsizer does to checkpoints forced by WAL, to the WAL written and to "
+             "throughput, against PostgreSQL's default `max_wal_size` (stock) and a generous "
+             "hand-tuned one.  Every run is a fresh copy of the same template cluster "
+             "(shared_buffers 128MB, checkpoint_timeout 30s, checkpoint_completion_target 0.9, "
+             "autovacuum off so it adds no WAL at random moments), and the configurations "
+             "alternate within each repeat.", "",
+             "**The machine is shared with other test runs (2 cores): single runs are noisy.** "
+             "Read the medians and ratios; the min–max shows the spread.", "",
+             "## How it was run", "", "```", info, "```", "", "Machine:", "", "```", machine, "```", "",
+             "Configurations:", ""]
+    lines += [f"- **{c}**: {d}" for c, d in CONFIGS.items()]
+    lines += ["", "Figures per run: WAL written = difference of `pg_current_wal_lsn()`; FPI = "
+              "`pg_stat_wal.wal_fpi` (reset at the start; PostgreSQL 15 does not count FPI bytes); "
+              "requested and timed checkpoints from `pg_stat_bgwriter` (reset at the start); "
+              "WAL-forced = `checkpoint starting: wal` lines in the server log; TPS and latency from "
+              "pgbench's final report; *last forced at* = seconds from the start to the last "
+              "WAL-forced checkpoint; *peak WAL MB/s* = highest rate over any 30 s of the one-second "
+              "LSN samples; *formula* = (1 + checkpoint_completion_target) × peak × checkpoint_timeout, "
+              "the size that forces no checkpoint at that rate (walsizer adds its headroom, 25 %, on top: "
+              "*walsizer needed*).  Cells: median (min–max) over the repeats.", ""]
+    for scenario in ["steady", "bulk", "updates", "quiet", "overhead"]:
+        sruns = [r for r in runs if r["scenario"] == scenario]
+        if not sruns:
+            continue
+        title, text = SCENARIOS[scenario]
+        configs, by, table = scenario_table(scenario, sruns)
+        lines += [f"## {title} (`{scenario}`)", "", text, "", table, ""]
+        lines += ratio_lines(scenario, configs, by)
+        if scenario == "overhead":
+            lines += overhead_lines(by)
+        for c in ("walsizer", "dryrun", "walsizer4g"):
+            for r in sorted(by.get(c, []), key=lambda r: r["repeat"]):
+                if c == "dryrun":
+                    advice = [d for d in r["decisions"] if d["action"] == "advise"]
+                    last = f"; last advice {advice[-1]['old_mb']}→{advice[-1]['new_mb']} MB" if advice else ""
+                    lines.append(f"- {c} repeat {r['repeat']}: {len(advice)} advise decisions{last}")
+                else:
+                    lines.append(f"- {c} repeat {r['repeat']}: {decisions_summary(r)}")
+        problems = [r for r in sruns if os.path.exists(os.path.join(r["dir"], "server-problems.txt"))]
+        for r in problems:
+            lines.append(f"- server log of {r['config']} repeat {r['repeat']} has warnings or errors: "
+                         f"`{os.path.relpath(os.path.join(r['dir'], 'server-problems.txt'), out)}`")
+        lines.append("")
+    lines += ["## Plots", ""]
+    for png in pngs:
+        name = os.path.basename(png)
+        lines += [f"![{name}]({name})", ""]
+    lines += ["Raw data: `raw/<scenario>/<configuration>-r<repeat>/` (meta.csv, samples.csv, "
+              "progress.csv, checkpoints.csv, decisions.csv); derived figures per run: `runs.csv`.", ""]
+    with open(os.path.join(out, "REPORT.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def check(out, runs):
+    """the smoke test: every run present, with its files and columns"""
+    problems = []
+    repeats = {r["repeat"] for r in runs} or {1}
+    for scenario, configs in SCENARIO_CONFIGS.items():
+        for config in configs:
+            for repeat in sorted(repeats):
+                if scenario == "quiet" and repeat > 1:
+                    continue
+                rundir = os.path.join(out, "raw", scenario, f"{config}-r{repeat}")
+                meta_path = os.path.join(rundir, "meta.csv")
+                if not os.path.exists(meta_path):
+                    problems.append(f"{rundir}: missing")
+                    continue
+                meta = read_meta(meta_path)
+                problems += [f"{meta_path}: no {k}" for k in META_KEYS if k not in meta or meta[k] == ""]
+                wanted = ["samples.csv", "checkpoints.csv"]
+                if scenario in PGBENCH_SCENARIOS:
+                    wanted.append("progress.csv")
+                    problems += [f"{meta_path}: no pgbench_tps"] if not meta.get("pgbench_tps") else []
+                if scenario in WORK_SCENARIOS and not meta.get("work_s"):
+                    problems.append(f"{meta_path}: no work_s")
+                if config in ("walsizer", "dryrun", "walsizer4g"):
+                    wanted.append("decisions.csv")
+                    if not meta.get("walsizer_needed_mb"):
+                        problems.append(f"{meta_path}: no walsizer_needed_mb")
+                for name in wanted:
+                    path = os.path.join(rundir, name)
+                    if not os.path.exists(path):
+                        problems.append(f"{path}: missing")
+                        continue
+                    with open(path, newline="") as f:
+                        rows = list(csv.reader(f))
+                    if not rows or rows[0] != CSV_HEADERS[name]:
+                        problems.append(f"{path}: header {rows[0] if rows else None}, "
+                                        f"expected {CSV_HEADERS[name]}")
+                    elif name in ("samples.csv", "progress.csv") and len(rows) < 2:
+                        problems.append(f"{path}: no rows")
+    for name in ["REPORT.md", "runs.csv", "steady-timeline.png", "wal-by-config.png", "quiet-timeline.png"]:
+        path = os.path.join(out, name)
+        if not os.path.exists(path) or os.path.getsize(path) == 0:
+            problems.append(f"{path}: missing or empty")
+    return problems
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if len(args) != 1:
+        sys.exit("usage: report.py OUT [--check]")
+    out = args[0]
+    runs = load_all(out)
+    write_runs_csv(out, runs)
+    pngs = plots(out, runs)
+    report(out, runs, pngs)
+    print(f"report.py: {len(runs)} runs, {os.path.join(out, 'REPORT.md')}")
+    if "--check" in sys.argv:
+        problems = check(out, runs)
+        for p in problems:
+            print(f"check: {p}", file=sys.stderr)
+        if problems:
+            sys.exit(f"check: {len(problems)} problems")
+        print("check: every scenario and configuration left the expected files and columns")
+
+
+if __name__ == "__main__":
+    main()

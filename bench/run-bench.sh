@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# bench/run-bench.sh - what pg_walsizer does to forced checkpoints, WAL
+# volume and throughput, measured on throwaway clusters.
+#
+#   sudo bench/run-bench.sh            the full benchmark into bench/results
+#   sudo BENCH_SMOKE=1 bench/run-bench.sh
+#                                      every scenario for a few seconds, once,
+#                                      into bench/out/smoke, then checks that
+#                                      every expected file and column is there
+#
+# Usually run through bench/bench.mk (make bench, make bench-smoke).  Runs
+# as root: it installs missing packages and hands each cluster to the
+# "postgres" user.  The machine's own clusters are not touched.
+#
+# Each scenario (bench/scenarios/*.sh) runs once per configuration and
+# repeat, repeats outermost, so the configurations alternate (A B C D A B
+# C D ...) and a slow drift of a shared machine hits them all alike:
+#
+#   stock     max_wal_size = 64MB, pg_walsizer not loaded
+#   tuned     max_wal_size = 4GB, chosen by hand, not loaded
+#   walsizer  64MB to start, pg_walsizer preloaded with its defaults
+#   dryrun    as walsizer, with walsizer.dry_run = on (measures, changes nothing)
+#
+# The overhead scenario compares tuned with walsizer4g (4GB, preloaded).
+#
+# Settings (environment):
+#   BENCH_REPEAT            repeats of every run (3)
+#   BENCH_SECONDS           steady OLTP length (100)
+#   BENCH_BULK_SECONDS      OLTP length next to the bulk load (40)
+#   BENCH_BULK_SCALE        pgbench scale of the bulk load (30)
+#   BENCH_UPDATES           whole-table UPDATEs (6)
+#   BENCH_BURST_SECONDS     burst before the quiet tail (20)
+#   BENCH_TAIL_SECONDS      quiet tail (100)
+#   BENCH_QUIET_REPEAT      repeats of the quiet scenario (1)
+#   BENCH_OVERHEAD_SECONDS  length of each overhead run (30)
+#   BENCH_SCENARIOS         which scenarios ("steady bulk updates quiet overhead")
+#   BENCH_OUT               output directory (bench/results)
+#   BENCH_PG_MAJOR          PostgreSQL major (15)
+#   BENCH_BUILD=1           build and install pg_walsizer even if installed
+set -euo pipefail
+
+if ((EUID != 0)); then
+    exec sudo -E -- "$0" "$@"
+fi
+
+benchdir=$(dirname "$(readlink -f "$0")")
+srcdir=$(dirname "$benchdir")
+started_at=$SECONDS
+started_date=$(date -u '+%Y-%m-%d %H:%M:%S UTC')
+
+smoke=${BENCH_SMOKE:-0}
+if ((smoke)); then
+    # Just enough to run every script end to end: a small template and a
+    # few seconds per run, so the check takes a few minutes on CI.
+    : "${BENCH_REPEAT:=1}" "${BENCH_SECONDS:=6}" "${BENCH_BULK_SECONDS:=6}"
+    : "${BENCH_BULK_SCALE:=2}" "${BENCH_UPDATES:=1}" "${BENCH_BURST_SECONDS:=4}"
+    : "${BENCH_TAIL_SECONDS:=3}" "${BENCH_OVERHEAD_SECONDS:=4}"
+    : "${BENCH_SCALE:=2}" "${BENCH_UPD_ROWS:=20000}"
+    : "${BENCH_OUT:=$srcdir/bench/out/smoke}"
+fi
+export BENCH_REPEAT=${BENCH_REPEAT:-3}
+export BENCH_SECONDS=${BENCH_SECONDS:-100}
+export BENCH_BULK_SECONDS=${BENCH_BULK_SECONDS:-40}
+export BENCH_BULK_SCALE=${BENCH_BULK_SCALE:-30}
+export BENCH_UPDATES=${BENCH_UPDATES:-6}
+export BENCH_BURST_SECONDS=${BENCH_BURST_SECONDS:-20}
+export BENCH_TAIL_SECONDS=${BENCH_TAIL_SECONDS:-100}
+export BENCH_QUIET_REPEAT=${BENCH_QUIET_REPEAT:-1}
+export BENCH_OVERHEAD_SECONDS=${BENCH_OVERHEAD_SECONDS:-30}
+# the tables: scale 20 (about 300 MB, a few times shared_buffers) and a
+# 500k-row table for the whole-table UPDATEs
+BENCH_SCALE=${BENCH_SCALE:-20}
+BENCH_UPD_ROWS=${BENCH_UPD_ROWS:-500000}
+scenarios=${BENCH_SCENARIOS:-steady bulk updates quiet overhead}
+out=${BENCH_OUT:-$srcdir/bench/results}
+pg_major=${BENCH_PG_MAJOR:-15}
+
+say() { printf '=== %s\n' "$*"; }
+as_pg() { runuser -u postgres -- "$@"; }
+
+# --- packages: pgbench is in postgresql-contrib on Debian 12; the server
+# headers and a compiler only when the extension must be built
+packages=("postgresql-$pg_major" postgresql-contrib gnuplot-nox)
+export PG_BINDIR=/usr/lib/postgresql/$pg_major/bin
+pkglibdir=/usr/lib/postgresql/$pg_major/lib
+build=${BENCH_BUILD:-0}
+[[ -e $pkglibdir/pg_walsizer.so ]] || build=1
+((build)) && packages+=("postgresql-server-dev-$pg_major" build-essential)
+missing=()
+for p in "${packages[@]}"; do
+    # dpkg -s also succeeds for removed packages whose config files remain
+    dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null | grep -q '^ii' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+    say "installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -q
+    apt-get install -y -q "${missing[@]}"
+fi
+[[ -x $PG_BINDIR/pgbench ]] || { echo "run-bench: no pgbench in $PG_BINDIR" >&2; exit 1; }
+if ((build)); then
+    say "building and installing pg_walsizer for PostgreSQL $pg_major"
+    make -C "$srcdir" -s -j"$(nproc)" PG_CONFIG="$PG_BINDIR/pg_config"
+    make -C "$srcdir" -s install PG_CONFIG="$PG_BINDIR/pg_config"
+fi
+export PATH=$PG_BINDIR:$PATH
+
+# --- scratch space: the template and the cluster of the current run
+export BENCH_WORK
+BENCH_WORK=$(mktemp -d /tmp/walsizer-bench.XXXXXX)
+export BENCH_TEMPLATE=$BENCH_WORK/template
+chown postgres: "$BENCH_WORK"
+template_up=0
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    if ((template_up)); then
+        as_pg pg_ctl -D "$BENCH_TEMPLATE" -m immediate -w stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$BENCH_WORK"
+    ((status == 0)) || printf 'run-bench: stopped (exit status %d)\n' "$status" >&2
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Nothing listens on TCP; the port only names the Unix socket.  Still pick
+# one that no other server on the machine uses.
+port=54330
+while (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || [[ -e /var/run/postgresql/.s.PGSQL.$port ]]; do
+    port=$((port + 1))
+done
+export BENCH_PORT=$port
+
+say "template cluster: pgbench scale $BENCH_SCALE, table upd with $BENCH_UPD_ROWS rows"
+as_pg initdb -D "$BENCH_TEMPLATE" -A trust --no-sync >/dev/null
+# only for loading the template; each run appends its own settings
+printf '%s\n' "listen_addresses = ''" "unix_socket_directories = '$BENCH_WORK'" \
+    "port = $port" "max_wal_size = 4GB" >"$BENCH_WORK/template.conf"
+cp "$BENCH_TEMPLATE/postgresql.conf" "$BENCH_WORK/postgresql.conf.orig"
+cat "$BENCH_WORK/template.conf" >>"$BENCH_TEMPLATE/postgresql.conf"
+as_pg pg_ctl -D "$BENCH_TEMPLATE" -l "$BENCH_WORK/template.log" -w start >/dev/null
+template_up=1
+tsql() { as_pg psql -X -q -h "$BENCH_WORK" -p "$port" -d postgres -v ON_ERROR_STOP=1 "$@"; }
+as_pg pgbench -h "$BENCH_WORK" -p "$port" -i -q -s "$BENCH_SCALE" postgres >/dev/null 2>&1
+tsql -c 'CREATE DATABASE bulk' \
+    -c "CREATE TABLE upd (id int PRIMARY KEY, v int NOT NULL, pad text NOT NULL)" \
+    -c "INSERT INTO upd SELECT i, 0, repeat('x', 100) FROM generate_series(1, $BENCH_UPD_ROWS) i" \
+    -c 'VACUUM ANALYZE' -c 'CHECKPOINT'
+as_pg pg_ctl -D "$BENCH_TEMPLATE" -m fast -w stop >/dev/null
+template_up=0
+cp "$BENCH_WORK/postgresql.conf.orig" "$BENCH_TEMPLATE/postgresql.conf"
+chown postgres: "$BENCH_TEMPLATE/postgresql.conf"
+
+configs_of() {
+    case $1 in
+    overhead) echo tuned walsizer4g ;;
+    # stock and tuned never change max_wal_size: their burst is a short
+    # steady run and their tail is idle, so only the tuner's runs are worth
+    # the minutes this scenario takes
+    quiet) echo walsizer dryrun ;;
+    *) echo stock tuned walsizer dryrun ;;
+    esac
+}
+
+rm -rf "${out:?}/raw"
+mkdir -p "$out/raw"
+runs=0
+for ((r = 1; r <= BENCH_REPEAT; r++)); do
+    for scenario in $scenarios; do
+        for config in $(configs_of "$scenario"); do
+            # the quiet runs take minutes each; their time line, not a
+            # median, is what they show
+            if [[ $scenario == quiet ]] && ((r > BENCH_QUIET_REPEAT)); then
+                continue
+            fi
+            say "repeat $r/$BENCH_REPEAT: $scenario, $config ($((SECONDS - started_at)) s so far)"
+            "$benchdir/scenarios/$scenario.sh" "$config" "$r" "$out/raw/$scenario/$config-r$r"
+            runs=$((runs + 1))
+        done
+    done
+done
+
+# --- the machine and the command, for the report
+{
+    echo "cores (nproc): $(nproc)"
+    echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+    echo "memory: $(free -m | awk '/^Mem:/ { print $2 " MB total, " $7 " MB available at the end" }')"
+    echo "disk under $BENCH_WORK: $(df -h --output=source,fstype,size,avail "$BENCH_WORK" | tail -n 1 | tr -s ' ')"
+    echo "block devices: $(lsblk -d -n -o NAME,SIZE,ROTA,TYPE 2>/dev/null | tr -s ' ' | paste -sd ';' -)"
+    echo "kernel: $(uname -r)"
+    echo "postgresql: $("$PG_BINDIR/postgres" --version)"
+    echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+} >"$out/raw/machine.txt"
+command="sudo"
+for v in BENCH_REPEAT BENCH_SECONDS BENCH_BULK_SECONDS BENCH_BULK_SCALE BENCH_UPDATES \
+    BENCH_BURST_SECONDS BENCH_TAIL_SECONDS BENCH_QUIET_REPEAT BENCH_OVERHEAD_SECONDS; do
+    command+=" $v=${!v}"
+done
+command+=" bench/run-bench.sh"
+((smoke)) && command="sudo BENCH_SMOKE=1 bench/run-bench.sh"
+{
+    echo "command: $command"
+    echo "scenarios: $scenarios"
+    echo "started: $started_date"
+    echo "runs: $runs"
+    echo "seconds: $((SECONDS - started_at))"
+} >"$out/raw/run-info.txt"
+
+say "report: $out/REPORT.md"
+report_args=("$out")
+((smoke)) && report_args+=(--check)
+python3 "$benchdir/report.py" "${report_args[@]}"
+say "done in $((SECONDS - started_at)) s"

@@ -1,0 +1,175 @@
+# The whole server (postmaster and every child at the same instant) is
+# SIGKILLed while walsizer keeps changing max_wal_size under load, six
+# times over.  After each kill: postgresql.auto.conf still parses and the
+# server starts; the max_wal_size it starts with is the old value or one
+# walsizer wrote (never anything else), and walsizer recognises it as its
+# own rather than adopting it as the DBA's; pg_walsizer.state loads; and
+# at most the decisions of the last window before the kill are missing.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+use WalsizerTest;
+
+my $iterations = 6;
+my $window_s = 1;
+my $high_mb = 1024;
+my $low_mb = 64;
+
+my $node = walsizer_node('pm_killed',
+	conf => {
+		'walsizer.enable' => 'off',
+		'walsizer.interval' => "'${window_s}s'",
+		'walsizer.max' => "'${high_mb}MB'",
+		autovacuum => 'off',
+		# files are renamed durably, so a change takes long enough to be
+		# caught in the middle; commits need not wait for the disk
+		fsync => 'on',
+		synchronous_commit => 'off' });
+$node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
+	'-p', $node->port, 'postgres' ], 'pgbench tables created');
+$node->safe_psql('postgres', 'CHECKPOINT');
+$node->append_conf('postgresql.conf', "walsizer.enable = on\n");
+$node->reload;
+wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+
+# walsizer.max alternates: lowering it below the size walsizer set makes it
+# shrink at the next sample, raising it again lets the load make it grow
+sub set_cap
+{
+	my ($mb) = @_;
+	$node->append_conf('postgresql.conf', "walsizer.max = '${mb}MB'\n");
+	$node->reload;
+}
+
+sub postmaster_pid
+{
+	open(my $fh, '<', $node->data_dir . '/postmaster.pid') or die "postmaster.pid: $!";
+	my $pid = <$fh>;
+	close $fh;
+	chomp $pid;
+	return $pid;
+}
+
+sub decisions
+{
+	my $out = $node->safe_psql('postgres',
+		"SELECT extract(epoch FROM at), action, old_mb, new_mb "
+		  . "FROM walsizer.decisions()");
+	return map { [ split /\|/ ] } split /\n/, $out;
+}
+
+my $configured_mb = 32;
+my ($mid_change_kills, $total_missing) = (0, 0);
+for my $i (1 .. $iterations)
+{
+	wait_for($node,
+		'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status()',
+		"iteration $i: worker running and measuring");
+	my $before_mb = setting_mb($node, 'max_wal_size');
+
+	my $load = start_pgbench($node, '-c', '3', '-j', '3', '-T', '60');
+	set_cap($high_mb);
+	sleep(2.5);
+	# in turn: a grow in flight (the load makes walsizer grow at any sample)
+	# or a shrink in flight (walsizer shrinks as soon as the reload reaches
+	# it, a few milliseconds after the cap is lowered)
+	sleep(rand(1.5)) if $i % 2 == 0;
+	my $show_mb = setting_mb($node, 'max_wal_size');
+	my @seen = decisions();
+	my $seen_at = time;
+	if ($i % 2 == 1)
+	{
+		# what pg_ctl reload does, without its delay: the change starts
+		# some 10 ms after the signal and takes some 20 ms
+		$node->append_conf('postgresql.conf', "walsizer.max = '${low_mb}MB'\n");
+		kill 'HUP', postmaster_pid();
+		sleep(0.005 + rand(0.04));
+	}
+	my $killed = kill9_all($node);
+	my $killed_at = time;
+	finish_pgbench($load);
+	note("iteration $i: killed $killed processes "
+		  . sprintf('%.2f s', $killed_at - $seen_at)
+		  . " after reading " . scalar(@seen) . " decisions; server ran with $show_mb MB");
+
+	# what the server will start with
+	my $auto_conf = slurp_file($node->data_dir . '/postgresql.auto.conf');
+	my @bad_lines = grep { !/^\s*(#.*)?$/ && !/^[a-z_.]+ = '[^']*'$/ }
+	  split /\n/, $auto_conf;
+	is(scalar @bad_lines, 0, "iteration $i: postgresql.auto.conf is well formed")
+	  or diag($auto_conf);
+	my @values = $auto_conf =~ /^max_wal_size = '([^']*)'$/mg;
+	cmp_ok(scalar @values, '<=', 1, "iteration $i: at most one max_wal_size line");
+	my $file_mb = @values ? $values[0] : "${configured_mb}MB";
+	like($file_mb, qr/^\d+MB$/, "iteration $i: max_wal_size in the file is '$file_mb'");
+	($file_mb) = $file_mb =~ /^(\d+)/;
+
+	# the state file says what walsizer wrote last or was about to write
+	my $state = state_file_header($node);
+	ok(defined $state, "iteration $i: state file present");
+	$state //= { last_set_mb => -1, intent_mb => -1, count => 0 };
+	$mid_change_kills++ if $state->{intent_mb} != 0;
+	note("iteration $i: file max_wal_size $file_mb MB; state last_set "
+		  . "$state->{last_set_mb} MB, intent $state->{intent_mb} MB, "
+		  . "$state->{count} decisions");
+	ok($file_mb == $state->{last_set_mb} || $file_mb == $state->{intent_mb}
+		  || ($state->{last_set_mb} == 0 && $file_mb == $configured_mb),
+		"iteration $i: $file_mb MB is what the state file says walsizer wrote or was writing");
+	ok($file_mb % 16 == 0 && $file_mb >= $configured_mb && $file_mb <= $high_mb,
+		"iteration $i: $file_mb MB is within [$configured_mb, $high_mb] in whole segments");
+
+	my $log_offset = -s $node->logfile;
+	ok($node->start(fail_ok => 1), "iteration $i: the server starts again");
+	wait_for($node,
+		'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status()',
+		"iteration $i: worker back and measuring");
+	my $log = slurp_file($node->logfile, $log_offset);
+	my ($loaded) = $log =~ /pg_walsizer loaded (\d+) recorded decisions/;
+	ok(defined $loaded, "iteration $i: the state file loaded");
+	unlike($log, qr/pg_walsizer (is ignoring|could not open|could not read) state file/,
+		"iteration $i: no complaint about the state file");
+
+	my @after = decisions();
+	my @adopted = grep { $_->[0] > $killed_at && $_->[1] eq 'adopt' } @after;
+	is(scalar @adopted, 0,
+		"iteration $i: walsizer took the value it finds as its own, adopted nothing");
+
+	# history: what was read before the kill is there, except at most the
+	# decisions of the window in which the server died
+	my @restored = grep { $_->[0] <= $killed_at } @after;
+	my %restored = map { join('|', @$_) => 1 } @restored;
+	my %known = map { $_->[3] => 1 }
+	  grep { $_->[1] =~ /^(grow|capped|shrink|protect)$/ } @seen, @restored;
+	ok($file_mb == $show_mb || $known{$file_mb}
+		  || $file_mb == $state->{intent_mb},
+		"iteration $i: $file_mb MB is the old value ($show_mb MB) or one walsizer decided");
+	my $oldest = @restored ? $restored[0][0] : 0;
+	my @missing = grep { !$restored{ join('|', @$_) } && $_->[0] >= $oldest } @seen;
+	$total_missing += @missing;
+	my @too_old = grep { $_->[0] < $killed_at - $window_s - 1 } @missing;
+	is(scalar @too_old, 0,
+		"iteration $i: " . scalar(@missing) . " decisions lost, none older than the last window");
+	my %seen = map { join('|', @$_) => 1 } @seen;
+	my @invented = grep { !$seen{ join('|', @$_) } && $_->[0] < $seen_at } @restored;
+	is(scalar @invented, 0, "iteration $i: no restored decision is unknown");
+	# the ring keeps 64: decisions made since the restart push old ones out
+	my $made_since = @after - @restored;
+	my $expected = $loaded // 0;
+	$expected = 64 - $made_since if $expected > 64 - $made_since;
+	is(scalar @restored, $expected,
+		"iteration $i: the " . ($loaded // 0) . " loaded decisions are the ones listed");
+}
+
+my @all = decisions();
+my @changes = grep { $_->[1] =~ /^(grow|capped|shrink)$/ } @all;
+cmp_ok(scalar @changes, '>=', $iterations,
+	scalar(@changes) . ' size changes over the run, so kills met a changing size');
+note("kills that found a change in flight (intent in the state file): "
+	  . "$mid_change_kills of $iterations; decisions lost in all: $total_missing");
+
+$node->stop;
+done_testing();

@@ -1,0 +1,189 @@
+# The DBA changes settings (ALTER SYSTEM + reload) while walsizer runs
+# under load, and walsizer follows at once:
+#  - checkpoint_completion_target: the trigger distance in status() is
+#    PostgreSQL's, (floor(max_wal_size / 16 MB / (1 + target)) - 1) segments;
+#  - checkpoint_timeout: the size the load needs is recomputed with it;
+#  - walsizer.max lowered below a size walsizer set: it shrinks to the new
+#    cap, and no further than the DBA's own max_wal_size;
+#  - walsizer.min above walsizer.max: the floor is clamped to the cap with
+#    one WARNING, and no size outside [floor, cap] results;
+#  - walsizer.max below a max_wal_size the DBA set: walsizer leaves it and
+#    says so in one WARNING.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Utils;
+use Test::More;
+use WalsizerTest;
+
+my $window_s = 2;
+my $dba_mb = 64;
+my $node = walsizer_node('settings',
+	conf => {
+		'walsizer.enable' => 'off',
+		max_wal_size => "'${dba_mb}MB'",
+		'walsizer.interval' => "'${window_s}s'",
+		autovacuum => 'off' });
+$node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
+	'-p', $node->port, 'postgres' ], 'pgbench tables created');
+$node->safe_psql('postgres', 'CHECKPOINT');
+
+sub alter_system
+{
+	my (%settings) = @_;
+	for my $name (sort keys %settings)
+	{
+		my $value = $settings{$name};
+		$node->safe_psql('postgres',
+			defined $value
+			? "ALTER SYSTEM SET $name = '$value'"
+			: "ALTER SYSTEM RESET $name");
+	}
+	$node->reload;
+}
+
+sub size_decisions
+{
+	my ($since) = @_;
+	# a growth the cap blocks entirely is recorded with new_mb = old_mb
+	return decision_rows($node,
+		"action IN ('grow', 'capped', 'shrink', 'protect') AND new_mb <> old_mb "
+		  . "AND at > '$since'");
+}
+
+alter_system('walsizer.enable' => 'on');
+wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+
+# a light load all along, heavy bursts where walsizer must grow
+my $light = start_pgbench($node, '-c', '1', '-R', '20', '-T', '300');
+run_pgbench($node, 10, 4);
+my @grows = size_decisions('-infinity');
+ok(@grows >= 1, 'the load made walsizer grow: '
+	  . join(', ', map { "$_->{old_mb} -> $_->{new_mb} MB" } @grows));
+my $grown_mb = $grows[-1]{new_mb};
+wait_for($node, "SELECT max_wal_size_mb = $grown_mb FROM walsizer.status()",
+	"the server runs with $grown_mb MB");
+
+# --- checkpoint_completion_target ------------------------------------------
+# floor() in float8, like the C code; segments of 16 MB
+my $trigger_sql =
+  "16 * 1048576 * greatest(floor(max_wal_size_mb::float8 / 16 / (1::float8 + %s::float8)) - 1, 1)";
+for my $target ('0.5', '0.1', '0.9')
+{
+	alter_system(checkpoint_completion_target => $target);
+	my $expected = sprintf($trigger_sql, $target);
+	ok(poll_until($node,
+			"SELECT trigger_bytes = $expected FROM walsizer.status()", 10),
+		"completion target $target: trigger_bytes follows");
+	my ($mb, $trigger) = split /\|/, $node->safe_psql('postgres',
+		'SELECT max_wal_size_mb, trigger_bytes FROM walsizer.status()');
+	note("completion target $target, max_wal_size $mb MB: trigger "
+		  . ($trigger / 1048576) . ' MB');
+	is($node->safe_psql('postgres',
+			"SELECT trigger_bytes = $expected FROM walsizer.status()"),
+		't', "completion target $target: trigger of "
+		  . ($trigger / 1048576) . " MB is PostgreSQL's for $mb MB");
+}
+
+# --- checkpoint_timeout ------------------------------------------------------
+# needed = (1 + target) x peak rate x timeout x (1 + headroom), in segments;
+# computed in float8 in the same order as the policy
+my $needed_sql =
+  "(ceil(ceil((1::float8 + 0.9::float8) * peak_wal_rate_bytes_per_s * %d::float8 "
+  . "* (1::float8 + 0.25::float8) / 1048576::float8) / 16) * 16)::bigint";
+my %needed;
+for my $timeout (30, 60, 30)
+{
+	alter_system(checkpoint_timeout => "${timeout}s");
+	my $expected = sprintf($needed_sql, $timeout);
+	ok(poll_until($node,
+			"SELECT needed_mb = $expected AND needed_mb > 0 FROM walsizer.status()", 10),
+		"checkpoint_timeout ${timeout}s: the needed size follows");
+	my ($needed, $peak, $formula) = split /\|/, $node->safe_psql('postgres',
+		"SELECT needed_mb, peak_wal_rate_bytes_per_s, $expected FROM walsizer.status()");
+	note(sprintf('checkpoint_timeout %d s: peak %.1f MB/s, needed %d MB, formula %d MB',
+			$timeout, $peak / 1048576, $needed, $formula));
+	$needed{$timeout} = $needed;
+}
+isnt($needed{60}, $needed{30}, "the needed size changes with the timeout "
+	  . "($needed{30} MB at 30 s, $needed{60} MB at 60 s)");
+
+# --- walsizer.max lowered below what walsizer set ------------------------
+my $since = $node->safe_psql('postgres', 'SELECT now()');
+my $cap_mb = 256;
+$cap_mb = 128 if $grown_mb <= 256;
+alter_system('walsizer.max' => "${cap_mb}MB");
+wait_for($node, "SELECT max_wal_size_mb = $cap_mb FROM walsizer.status()",
+	"walsizer.max $cap_mb MB brings max_wal_size down to it");
+my @shrinks = size_decisions($since);
+is(scalar @shrinks, 1, 'in one shrink');
+is("$shrinks[0]{action} $shrinks[0]{old_mb} $shrinks[0]{new_mb}",
+	"shrink $grown_mb $cap_mb", "shrink $grown_mb -> $cap_mb MB");
+like($shrinks[0]{reason}, qr/walsizer\.max is $cap_mb MB, below the $grown_mb MB walsizer had set/,
+	'the reason names the setting');
+
+# below the DBA's own value: down to that value, not to the cap
+$since = $node->safe_psql('postgres', 'SELECT now()');
+alter_system('walsizer.max' => '48MB');
+wait_for($node, "SELECT max_wal_size_mb = $dba_mb FROM walsizer.status()",
+	"walsizer.max 48 MB brings it down to the DBA's $dba_mb MB");
+$node->safe_psql('postgres', 'SELECT pg_sleep(' . (2 * $window_s) . ')');
+is(setting_mb($node, 'max_wal_size'), $dba_mb, "and it stays at $dba_mb MB");
+@shrinks = size_decisions($since);
+is(join(', ', map { "$_->{old_mb} -> $_->{new_mb}" } @shrinks), "$cap_mb -> $dba_mb",
+	'one shrink, never below the baseline');
+
+# --- walsizer.min above walsizer.max -------------------------------------
+alter_system('walsizer.max' => undef);
+wait_for($node, 'SELECT cap_mb = 4096 AND floor_mb = 64 FROM walsizer.status()',
+	'back to the default cap, the floor unclamped');
+$since = $node->safe_psql('postgres', 'SELECT now()');
+my $log_offset = -s $node->logfile;
+alter_system('walsizer.min' => '512MB', 'walsizer.max' => '256MB');
+wait_for($node, 'SELECT floor_mb = 256 AND cap_mb = 256 FROM walsizer.status()',
+	'walsizer.min 512 MB above walsizer.max 256 MB: the floor is clamped to 256 MB');
+run_pgbench($node, 8, 4);
+is(log_count($node, qr/WARNING:  pg_walsizer floor is above its cap; using 256 MB as the floor/,
+		$log_offset),
+	1, 'one WARNING says so');
+my @clamped = size_decisions($since);
+ok(@clamped >= 1, 'the load made walsizer act: '
+	  . join(', ', map { "$_->{action} $_->{old_mb} -> $_->{new_mb}" } @clamped));
+is(scalar(grep { $_->{new_mb} != 256 } @clamped), 0,
+	'no size outside [256, 256] resulted');
+cmp_ok(setting_mb($node, 'max_wal_size'), '<=', 256, 'the server runs within the cap');
+
+# another clamp while clamped: the new floor is reported too
+$since = $node->safe_psql('postgres', 'SELECT now()');
+$log_offset = -s $node->logfile;
+alter_system('walsizer.max' => '128MB');
+wait_for($node, 'SELECT floor_mb = 128 AND cap_mb = 128 AND max_wal_size_mb <= 128 FROM walsizer.status()',
+	'walsizer.max 128 MB: floor and cap 128 MB, and max_wal_size within');
+$node->safe_psql('postgres', 'SELECT pg_sleep(' . (2 * $window_s) . ')');
+is(log_count($node, qr/WARNING:  pg_walsizer floor is above its cap; using 128 MB as the floor/,
+		$log_offset),
+	1, 'one WARNING names the new floor of 128 MB');
+@clamped = size_decisions($since);
+is(join(', ', map { "$_->{action} $_->{old_mb} -> $_->{new_mb}" } @clamped),
+	"shrink 256 -> 128", 'one shrink to the new cap, nothing outside [128, 128]');
+
+# --- walsizer.max below the DBA's own max_wal_size ------------------------
+alter_system('walsizer.min' => undef, 'walsizer.max' => undef, max_wal_size => '512MB');
+wait_for($node,
+	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 512)",
+	"the DBA's 512 MB is adopted");
+$since = $node->safe_psql('postgres', 'SELECT now()');
+$log_offset = -s $node->logfile;
+alter_system('walsizer.max' => '256MB');
+$node->safe_psql('postgres', 'SELECT pg_sleep(' . (3 * $window_s) . ')');
+is(setting_mb($node, 'max_wal_size'), 512, 'walsizer left the DBA\'s 512 MB alone');
+is(scalar size_decisions($since), 0, 'no change decided');
+is(log_count($node, qr/WARNING:  max_wal_size 512 MB is above pg_walsizer's cap of 256 MB/,
+		$log_offset),
+	1, 'one WARNING over ' . (3 * $window_s) . ' s says so');
+is(status_value($node, 'cap_mb'), 256, 'status shows the cap');
+
+$light->{handle}->kill_kill;
+$node->stop;
+done_testing();

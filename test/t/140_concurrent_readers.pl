@@ -1,0 +1,161 @@
+# 64 sessions read walsizer.status() and walsizer.decisions() in a loop for
+# 40 s while the worker decides under a write load and walsizer.check_now()
+# ends windows early now and then.  Every row read is self-consistent (the
+# readers check it server-side and fail their transaction if not), no
+# reader fails, and the worker keeps its cadence: at no moment was its last
+# window older than the window length plus one second.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+use WalsizerTest;
+
+my $window_s = 2;
+my $seconds = 40;
+my $node = walsizer_node('readers',
+	conf => {
+		'walsizer.enable' => 'off',
+		'walsizer.interval' => "'${window_s}s'",
+		'walsizer.shrink_after' => 2,
+		max_connections => 100,
+		autovacuum => 'off' });
+$node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
+	'-p', $node->port, 'postgres' ], 'pgbench tables created');
+$node->safe_psql('postgres', 'CHECKPOINT');
+
+# A failed check raises an error naming it, which aborts the pgbench client.
+$node->safe_psql('postgres', q{
+CREATE FUNCTION check_that(ok boolean, what text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+	IF ok IS NOT TRUE THEN
+		RAISE EXCEPTION 'inconsistent walsizer row: %', what;
+	END IF;
+	RETURN true;
+END $$;
+CREATE UNLOGGED TABLE cadence (seen_at timestamptz, last_check_at timestamptz);
+});
+
+my $dir = PostgreSQL::Test::Utils::tempdir();
+my $reader = "$dir/reader.sql";
+open(my $fh, '>', $reader) or die "$reader: $!";
+print $fh <<'EOF';
+SELECT check_that(enabled AND worker_pid IS NOT NULL, 'no worker')
+   AND check_that(cap_mb >= floor_mb, format('cap %s below floor %s', cap_mb, floor_mb))
+   AND check_that(cap_mb % 16 = 0 AND floor_mb % 16 = 0 AND needed_mb % 16 = 0
+                  AND max_wal_size_mb % 16 = 0,
+                  format('sizes not in segments: %s %s %s %s', cap_mb, floor_mb, needed_mb, max_wal_size_mb))
+   AND check_that(max_wal_size_mb BETWEEN 32 AND 4096, format('max_wal_size %s', max_wal_size_mb))
+   AND check_that(next_check_at >= last_check_at OR last_check_at IS NULL,
+                  format('next check %s before last %s', next_check_at, last_check_at))
+   AND check_that(total_requested >= total_wal_forced,
+                  format('total forced %s > requested %s', total_wal_forced, total_requested))
+   AND check_that(last_requested >= last_wal_forced,
+                  format('last forced %s > requested %s', last_wal_forced, last_requested))
+   AND check_that(coalesce(last_requested_ratio BETWEEN 0 AND 1, true)
+                  AND coalesce(total_requested_ratio BETWEEN 0 AND 1, true), 'ratio out of range')
+   AND check_that(total_timed >= last_timed AND total_requested >= last_requested
+                  AND total_wal_forced >= last_wal_forced AND total_wal_bytes >= last_wal_bytes,
+                  'a total below the last window''s figure')
+   AND check_that(trigger_bytes = 16 * 1048576 *
+                  greatest(floor(max_wal_size_mb::float8 / 16 / (1::float8 + 0.9::float8)) - 1, 1),
+                  format('trigger %s does not match max_wal_size %s', trigger_bytes, max_wal_size_mb))
+   AND check_that(window_s = 2 AND sample_interval_ms = 200, 'wrong window or sample interval')
+   AND check_that(pending_mb IS NULL OR pending_mb % 16 = 0, format('pending %s', pending_mb))
+   AND check_that(wal_rate_bytes_per_s >= 0 AND peak_wal_rate_bytes_per_s >= 0
+                  AND wal_since_redo_bytes >= 0 AND projected_bytes >= 0, 'negative figure')
+   AND check_that((decisions_total = 0) = (last_action IS NULL), 'last action without decisions')
+   AND check_that(next_action IS NOT NULL AND next_reason <> '', 'no plan')
+FROM walsizer.status();
+SELECT check_that(count(*) <= 64, format('%s decisions', count(*)))
+   AND check_that(bool_and(action IN ('grow', 'capped', 'shrink', 'protect', 'adopt',
+                                      'error', 'blocked', 'unconfirmed', 'advise')),
+                  'unknown action')
+   AND check_that(bool_and(action NOT IN ('grow', 'capped', 'shrink', 'protect')
+                           OR (new_mb % 16 = 0 AND new_mb BETWEEN 32 AND 4096
+                               AND old_mb BETWEEN 32 AND 4096 AND confirmed IS NOT NULL)),
+                  'size change out of range')
+   AND check_that(bool_and(action <> 'grow' OR new_mb > old_mb), 'grow that does not grow')
+   AND check_that(bool_and(action <> 'shrink' OR new_mb < old_mb), 'shrink that does not shrink')
+   AND check_that(bool_and(wal_forced <= requested AND wal_bytes >= 0 AND window_s >= 0),
+                  'decision figures inconsistent')
+   AND check_that(bool_and(reason <> ''), 'decision without reason')
+   AND check_that(bool_and(at >= previous_at OR previous_at IS NULL), 'decisions out of order')
+FROM (SELECT d.*, lag(at) OVER (ORDER BY n) AS previous_at
+      FROM walsizer.decisions() WITH ORDINALITY d(at, action, old_mb, new_mb, requested,
+           timed, wal_forced, wal_bytes, window_s, confirmed, reason, n)) ds;
+EOF
+close $fh;
+
+my $sampler = "$dir/cadence.sql";
+open($fh, '>', $sampler) or die "$sampler: $!";
+print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at FROM walsizer.status();\n";
+print $fh "\\sleep 100 ms\n";
+close $fh;
+
+$node->append_conf('postgresql.conf', "walsizer.enable = on\n");
+$node->reload;
+wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status()',
+	'walsizer enabled and measuring');
+my $pid = status_value($node, 'worker_pid');
+my $decisions_before = status_value($node, 'decisions_total');
+
+my $started = time;
+my $readers = start_pgbench($node, '-c', '64', '-j', '4', '-T', $seconds, '-f', $reader);
+my $cadence = start_pgbench($node, '-c', '1', '-T', $seconds, '-f', $sampler);
+# the write load comes and goes, so walsizer both grows and shrinks
+my $checks = 0;
+my ($writer_rc, $writer_err) = (0, '');
+for my $burst (1 .. 3)
+{
+	my $writer = start_pgbench($node, '-c', '3', '-j', '3', '-T', 8);
+	for (1 .. 3)
+	{
+		sleep 2.5;
+		$checks++ if $node->safe_psql('postgres', 'SELECT walsizer.check_now()') eq 't';
+	}
+	my ($rc, undef, $err) = finish_pgbench($writer);
+	($writer_rc, $writer_err) = ($rc, $err) if $rc != 0;
+	sleep 4 if $burst < 3;
+}
+my ($readers_rc, $readers_out, $readers_err) = finish_pgbench($readers);
+my ($cadence_rc, undef, $cadence_err) = finish_pgbench($cadence);
+my $elapsed = time - $started;
+
+is($writer_rc, 0, 'the write load ran') or diag($writer_err);
+is($checks, 9, 'check_now() reached the worker each time');
+is($readers_rc, 0, 'the readers ran without error') or diag($readers_err);
+unlike($readers_err, qr/inconsistent walsizer row|aborted/,
+	'no reader saw an inconsistent row');
+my ($failed) = $readers_out =~ /number of failed transactions: (\d+)/;
+is($failed // 0, 0, 'pgbench reports no failed transactions');
+my ($done) = $readers_out =~ /number of transactions actually processed: (\d+)/;
+cmp_ok($done // 0, '>', 1000, ($done // 0) . ' reads of status() and decisions() by 64 sessions');
+is($cadence_rc, 0, 'the cadence sampler ran') or diag($cadence_err);
+
+# the worker's cadence, as the sampler saw it
+my ($samples, $max_age, $windows, $max_gap) = split /\|/, $node->safe_psql('postgres', q{
+SELECT count(*),
+       max(extract(epoch FROM seen_at - last_check_at)),
+       (SELECT count(DISTINCT last_check_at) FROM cadence),
+       (SELECT max(extract(epoch FROM gap)) FROM
+          (SELECT last_check_at - lag(last_check_at) OVER (ORDER BY last_check_at) AS gap
+           FROM (SELECT DISTINCT last_check_at FROM cadence) w) g)
+FROM cadence});
+note(sprintf('cadence: %d samples, %d windows seen, last window at most %.2f s old, '
+		  . 'largest gap between windows seen %.2f s; %d decisions during the run',
+		$samples, $windows, $max_age, $max_gap,
+		status_value($node, 'decisions_total') - $decisions_before));
+cmp_ok($samples, '>=', 100, "the sampler sampled ($samples times)");
+cmp_ok($windows, '>=', $seconds / $window_s - 2, "$windows windows ended in $seconds s");
+cmp_ok($max_age, '<=', $window_s + 1,
+	sprintf('the last window was never older than %d s (at most %.2f s)', $window_s + 1, $max_age));
+cmp_ok(status_value($node, 'decisions_total'), '>', $decisions_before,
+	'the worker made decisions meanwhile');
+is(status_value($node, 'worker_pid'), $pid, 'the same worker throughout');
+
+$node->stop;
+done_testing();
