@@ -25,10 +25,11 @@ wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
 my $log_before = -s $node->logfile;
 run_pgbench($node, 20, 4);
 my $forced_during_first_load = wal_forced_checkpoints($node, $log_before);
-# walsizer needs two seconds of samples before it projects; at 32 MB the
-# first segment boundary can come sooner
-cmp_ok($forced_during_first_load, '<=', 2,
-	"at most two WAL-forced checkpoints at the onset ($forced_during_first_load)");
+# walsizer needs two seconds of samples before it projects, and at 32 MB a
+# checkpoint is forced every segment (16 MB): a stock server forces one
+# every second or so under this load, walsizer stops them within seconds
+cmp_ok($forced_during_first_load, '<=', 3,
+	"at most three WAL-forced checkpoints at the onset ($forced_during_first_load)");
 
 my @grows = decision_rows($node, "action = 'grow'");
 ok(@grows >= 1, 'a grow decision was recorded');
