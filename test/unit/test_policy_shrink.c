@@ -213,6 +213,36 @@ no_shrink_when_already_at_the_floor(void)
 	CHECK_EQ(state.windows_below_half, 0);
 }
 
+/*
+ * The DBA's own value above walsizer.max clamps the floor to the cap, but a
+ * quiet load still never takes max_wal_size below what the DBA chose.
+ */
+static void
+shrink_never_goes_below_the_dba_value_above_the_cap(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements idle = window_at_rate(0, 1, 0, 0);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 4096;
+	s.baseline_mb = 8192;
+	s.current_mb = 8192;
+	s.shrink_after = 1;
+	for (int i = 0; i < 5; i++)
+	{
+		d = decide(&s, &idle, &state);
+		CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+		CHECK_EQ(d.new_mb, 8192);
+	}
+
+	/* above the DBA's value, it comes back down to it and no further */
+	s.current_mb = 16384;
+	d = decide(&s, &idle, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 8192);
+}
+
 int
 main(void)
 {
@@ -228,5 +258,6 @@ main(void)
 	RUN_TEST(suite, shrink_after_zero_never_shrinks);
 	RUN_TEST(suite, shrink_waits_for_the_cooldown);
 	RUN_TEST(suite, no_shrink_when_already_at_the_floor);
+	RUN_TEST(suite, shrink_never_goes_below_the_dba_value_above_the_cap);
 	return unit_exit_status();
 }
