@@ -162,6 +162,10 @@ def load_run(rundir):
                 run["first_change_s"] = num(d["t"])
         if d["action"] in ("shrink",) and run["first_shrink_s"] is None:
             run["first_shrink_s"] = num(d["t"])
+    # forced checkpoints once walsizer had made its first change: what it
+    # did not prevent, or prevented too late
+    run["forced_after_change"] = (len([t for t in forced if t > run["first_change_s"]])
+                                  if run["first_change_s"] is not None else None)
     run["dir"] = rundir
     run["decisions"] = decisions
     return run
@@ -176,7 +180,9 @@ def load_all(out):
             continue
         for name in sorted(os.listdir(sdir)):
             rundir = os.path.join(sdir, name)
-            if os.path.exists(os.path.join(rundir, "meta.csv")):
+            # a run that stopped half way has no end figures; --check
+            # reports it, the report leaves it out
+            if os.path.exists(os.path.join(rundir, "checkpoints.csv")):
                 runs.append(load_run(rundir))
     return runs
 
@@ -388,7 +394,8 @@ def write_runs_csv(out, runs):
     keys = ["scenario", "config", "repeat", "seconds", "wal_mb", "fpi", "requested",
             "wal_forced", "timed", "last_forced_s", "tps", "lat_ms", "lat_stddev_ms",
             "work_s", "start_mb", "final_mb", "max_mb", "peak_mb_s", "formula_mb",
-            "ws_peak_mb_s", "ws_needed_mb", "changes", "first_change_s", "first_shrink_s"]
+            "ws_peak_mb_s", "ws_needed_mb", "changes", "first_change_s", "forced_after_change",
+            "first_shrink_s"]
     with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(keys)
@@ -411,7 +418,10 @@ def decisions_summary(run):
     for d in run["decisions"]:
         if d["action"] in ("grow", "capped", "shrink", "protect", "adopt", "error", "unconfirmed"):
             parts.append(f"{d['action']} {d['old_mb']}→{d['new_mb']} MB at {num(d['t']):.0f} s")
-    return "; ".join(parts) if parts else "no change"
+    if not parts:
+        return f"no change; {run['wal_forced']} WAL-forced checkpoints"
+    return ("; ".join(parts) + f"; WAL-forced checkpoints: {run['wal_forced'] - run['forced_after_change']} "
+            f"before its first change, {run['forced_after_change']} after it")
 
 
 def report(out, runs, pngs):

@@ -206,6 +206,7 @@ note_change(WalsizerDecision *d, const WalsizerMeasurements *m,
 	d->new_mb = new_mb;
 	d->state.windows_since_change = m->window_end ? 0 : -1;
 	d->state.windows_below_half = 0;
+	d->state.provisional = 0;
 }
 
 /* Bytes as whole MB for a reason text, safe for any double. */
@@ -437,6 +438,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 			if (proactive && projected_needed > needed)
 				sized_rate = m->recent_rate;
 			note_change(d, m, WALSIZER_ACTION_GROW, target);
+			d->state.provisional = proactive && !reactive;
 			set_reason(d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
 					 evidence,
 					 (long long) mb_for_reason(sized_rate *
@@ -448,7 +450,35 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	if (needed <= cap)
 		d->state.cap_reported = 0;
 
-	/* 3. Shrink, slowly, once the load has long needed less than half. */
+	/*
+	 * 3. Settle a provisional size.  A projection sizes for the last few
+	 * seconds, which early in a load are full of full-page images; once
+	 * whole checkpoint cycles have been measured at the new size, come down
+	 * to what they need if that is clearly less.  This is not a shrink: the
+	 * load has not changed, the estimate has.
+	 */
+	if (m->window_end && d->state.provisional && m->peak_covers_cycle &&
+		needed > 0)
+	{
+		int64_t		target = needed;
+
+		if (target < floor_mb)
+			target = floor_mb;
+		if (current > target + target / 5 &&
+			d->state.windows_since_change >= cooldown)
+		{
+			note_change(d, m, WALSIZER_ACTION_SHRINK, target);
+			d->state.provisional = 0;
+			set_reason(d,
+					 "settling: whole checkpoint cycles at %lld MB need %lld MB; the first size came from a few seconds of WAL",
+					 (long long) current, (long long) target);
+			return;
+		}
+		if (current <= target + target / 5)
+			d->state.provisional = 0;
+	}
+
+	/* 4. Shrink, slowly, once the load has long needed less than half. */
 	if (m->window_end && s->shrink_after > 0)
 	{
 		/*
@@ -489,7 +519,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		}
 	}
 
-	/* 4. Nothing to do; say why. */
+	/* 5. Nothing to do; say why. */
 	if (needed == 0)
 		set_reason(d,
 				 "no WAL load measured yet; max_wal_size %lld MB is kept",

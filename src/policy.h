@@ -85,6 +85,9 @@ typedef struct WalsizerMeasurements
 	double		peak_rate;		/* bytes/s, worst checkpoint_timeout over the
 								 * horizon; 0 when nothing is known */
 	double		seconds_to_timed_checkpoint;
+	bool		peak_covers_cycle;	/* peak_rate is over whole
+									 * checkpoint_timeouts measured at the
+									 * current size */
 } WalsizerMeasurements;
 
 /* What the policy remembers between calls; the worker persists it. */
@@ -95,7 +98,9 @@ typedef struct WalsizerPolicyState
 										 * -1 until the end of a window in
 										 * which it changed */
 	int32_t		cap_reported;	/* a blocked growth was already reported */
-	int32_t		floor_clamp_reported;	/* floor above cap was reported */
+	int32_t		provisional;	/* the size came from a projection over a
+								 * few seconds; settle it once whole
+								 * checkpoint cycles have been measured */
 } WalsizerPolicyState;
 
 typedef struct WalsizerDecision

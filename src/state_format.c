@@ -163,7 +163,7 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 	put_u32(&w, (uint32_t) state->policy.windows_below_half);
 	put_u32(&w, (uint32_t) state->policy.windows_since_change);
 	put_u32(&w, (uint32_t) state->policy.cap_reported);
-	put_u32(&w, (uint32_t) state->policy.floor_clamp_reported);
+	put_u32(&w, (uint32_t) state->policy.provisional);
 
 	for (int i = 0; i < (int) count; i++)
 	{
@@ -242,15 +242,15 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 	state.policy.windows_below_half = (int32_t) get_u32(&r);
 	state.policy.windows_since_change = (int32_t) get_u32(&r);
 	state.policy.cap_reported = (int32_t) get_u32(&r);
-	state.policy.floor_clamp_reported = (int32_t) get_u32(&r);
+	state.policy.provisional = (int32_t) get_u32(&r);
 	if (!size_ok(state.baseline_mb) || !size_ok(state.last_set_mb) ||
 		!size_ok(state.intent_mb))
 		return fail(errbuf, errlen, "file holds an impossible max_wal_size");
 	if (state.policy.windows_below_half < 0 ||
 		state.policy.windows_since_change < -1 ||
 		state.policy.cap_reported < 0 || state.policy.cap_reported > 1 ||
-		state.policy.floor_clamp_reported < 0 ||
-		state.policy.floor_clamp_reported > 1)
+		state.policy.provisional < 0 ||
+		state.policy.provisional > 1)
 		return fail(errbuf, errlen, "file holds an impossible policy state");
 	if (state.decisions_total < count)
 		return fail(errbuf, errlen, "file holds fewer decisions than records");

@@ -582,6 +582,12 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 
 	if (result == WALSIZER_APPLY_OK)
 	{
+		/*
+		 * WAL measured at the old size (with its extra checkpoints and
+		 * full-page images) says little about the new one: measure afresh.
+		 */
+		ws.history.count = 0;
+		ws.last_history_at = 0;
 		ws.blocked_reported = false;
 		wsw_set_persistent_sizes(-1, d->new_mb, 0);
 		wsw_set_pending(d->new_mb);
@@ -748,6 +754,10 @@ wsw_measurements(TimestampTz now, bool window_end, WalsizerMeasurements *m)
 	m->wal_since_redo_bytes = ws.wal_since_redo;
 	m->recent_rate_valid = wsw_recent_rate(&m->recent_rate);
 	m->peak_rate = wsw_peak_rate();
+	m->peak_covers_cycle = ws.history.count >= 2 &&
+		wsw_ring_at(&ws.history, ws.history.count - 1)->at -
+		wsw_ring_at(&ws.history, 0)->at >=
+		(int64) CheckPointTimeout * USECS_PER_SEC;
 	m->seconds_to_timed_checkpoint = wsw_seconds_to_timed_checkpoint(now);
 }
 

@@ -255,7 +255,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		state.windows_since_change = since < -1 ? -1 : since;
 		state.windows_below_half = below < 0 ? 0 : below;
 		state.cap_reported = fuzz_flag(&input);
-		state.floor_clamp_reported = fuzz_flag(&input);
+		state.provisional = fuzz_flag(&input);
 	}
 
 	steps = 1 + fuzz_byte(&input) % MAX_STEPS;

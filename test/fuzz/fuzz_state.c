@@ -134,7 +134,7 @@ build_valid_state(FuzzInput *in, WalsizerPersistent *state)
 	state->policy.windows_below_half = fuzz_int32(in) & 0x7FFFFFFF;
 	state->policy.windows_since_change = (fuzz_int32(in) & 0x7FFFFFFF) - 1;
 	state->policy.cap_reported = fuzz_flag(in);
-	state->policy.floor_clamp_reported = fuzz_flag(in);
+	state->policy.provisional = fuzz_flag(in);
 	state->decisions_total = (uint64_t) fuzz_int(in) % 1000;
 	for (int i = 0; i < records; i++)
 	{

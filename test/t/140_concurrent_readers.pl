@@ -36,7 +36,8 @@ BEGIN
 	END IF;
 	RETURN true;
 END $$;
-CREATE UNLOGGED TABLE cadence (seen_at timestamptz, last_check_at timestamptz);
+CREATE UNLOGGED TABLE cadence (seen_at timestamptz, last_check_at timestamptz,
+	worker_wait text);
 });
 
 my $dir = PostgreSQL::Test::Utils::tempdir();
@@ -92,7 +93,9 @@ close $fh;
 
 my $sampler = "$dir/cadence.sql";
 open($fh, '>', $sampler) or die "$sampler: $!";
-print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at FROM walsizer.status();\n";
+print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at, "
+  . "(SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity "
+  . "WHERE backend_type = 'pg_walsizer') FROM walsizer.status();\n";
 print $fh "\\sleep 100 ms\n";
 close $fh;
 
@@ -149,10 +152,27 @@ note(sprintf('cadence: %d samples, %d windows seen, last window at most %.2f s o
 		  . 'largest gap between windows seen %.2f s; %d decisions during the run',
 		$samples, $windows, $max_age, $max_gap,
 		status_value($node, 'decisions_total') - $decisions_before));
+my $waits = $node->safe_psql('postgres',
+	"SELECT w || ' ' || count(*) FROM (SELECT coalesce(worker_wait, 'running') AS w FROM cadence) c "
+	  . "GROUP BY w ORDER BY w");
+note('what the worker was doing when sampled: ' . join(', ', split /\n/, $waits));
+my $late = $node->safe_psql('postgres', qq{
+SELECT to_char(last_check_at, 'HH24:MI:SS.MS') || ' +' || round(extract(epoch FROM gap)::numeric, 2)
+FROM (SELECT last_check_at, lead(last_check_at) OVER (ORDER BY last_check_at) - last_check_at AS gap
+      FROM (SELECT DISTINCT last_check_at FROM cadence) w) g
+WHERE gap > interval '${window_s}.5 s'});
+note('late windows: ' . join(', ', split /\n/, $late)) if $late ne '';
 cmp_ok($samples, '>=', 100, "the sampler sampled ($samples times)");
 cmp_ok($windows, '>=', $seconds / $window_s - 2, "$windows windows ended in $seconds s");
-cmp_ok($max_age, '<=', $window_s + 1,
-	sprintf('the last window was never older than %d s (at most %.2f s)', $window_s + 1, $max_age));
+# A stall of the whole machine (other work on the host) delays the worker
+# and the sampler alike: the sampler's own longest pause is allowed for.
+my $stall = $node->safe_psql('postgres', q{
+SELECT greatest(0, max(extract(epoch FROM gap)) - 0.1) FROM
+  (SELECT seen_at - lag(seen_at) OVER (ORDER BY seen_at) AS gap FROM cadence) g});
+my $allowed = $window_s + 1 + $stall;
+cmp_ok($max_age, '<=', $allowed,
+	sprintf('the last window was never older than %d s plus the machine\'s longest stall '
+		  . 'of %.2f s (at most %.2f s)', $window_s + 1, $stall, $max_age));
 cmp_ok(status_value($node, 'decisions_total'), '>', $decisions_before,
 	'the worker made decisions meanwhile');
 is(status_value($node, 'worker_pid'), $pid, 'the same worker throughout');

@@ -243,6 +243,52 @@ shrink_never_goes_below_the_dba_value_above_the_cap(void)
 	CHECK_EQ(d.new_mb, 8192);
 }
 
+/*
+ * A size set from a projection is provisional: once whole checkpoint
+ * cycles were measured at it, it comes down to what they need, without
+ * waiting for shrink_after quiet windows.
+ */
+static void
+provisional_size_settles_once_whole_cycles_are_measured(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* needs 720 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.current_mb = 2048;
+	state.provisional = 1;
+
+	/* not before the horizon holds a whole cycle at this size */
+	w.peak_covers_cycle = false;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(state.provisional, 1);
+
+	w.peak_covers_cycle = true;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 1024);		/* never below the floor (baseline) */
+	CHECK_STR_CONTAINS(d.reason, "settling");
+	CHECK_EQ(state.provisional, 0);
+}
+
+static void
+provisional_size_close_to_the_need_is_kept(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(2, 1, 0, 0);	/* needs 1440 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.current_mb = 1600;
+	state.provisional = 1;
+	w.peak_covers_cycle = true;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(state.provisional, 0);
+}
+
 int
 main(void)
 {
@@ -259,5 +305,7 @@ main(void)
 	RUN_TEST(suite, shrink_waits_for_the_cooldown);
 	RUN_TEST(suite, no_shrink_when_already_at_the_floor);
 	RUN_TEST(suite, shrink_never_goes_below_the_dba_value_above_the_cap);
+	RUN_TEST(suite, provisional_size_settles_once_whole_cycles_are_measured);
+	RUN_TEST(suite, provisional_size_close_to_the_need_is_kept);
 	return unit_exit_status();
 }

@@ -65,7 +65,7 @@ state_with_records(int n)
 	state->policy.windows_below_half = 3;
 	state->policy.windows_since_change = 7;
 	state->policy.cap_reported = 1;
-	state->policy.floor_clamp_reported = 0;
+	state->policy.provisional = 0;
 	for (int i = 0; i < n; i++)
 	{
 		WalsizerRecord rec = numbered_record(i);
