@@ -4,6 +4,7 @@
 #   make installcheck               pg_regress (temporary preloaded instance)
 #                                   and the TAP tests under test/t
 #   make unit / sim / fuzz-smoke    plain C tests of the pure modules
+#   make bench / bench-smoke        the benchmark (root; see bench/bench.mk)
 #   make PG_CONFIG=/path/pg_config  another PostgreSQL major
 
 EXTENSION = pg_walsizer
@@ -34,3 +35,6 @@ include $(PGXS)
 # Plain C tests of the pure modules (unit tests, trace simulator, fuzzers):
 # make unit, make sim, make fuzz-smoke.  They need no server.
 include $(srcdir)/test/pure.mk
+
+# The benchmark: make bench, make bench-smoke (see bench/bench.mk).
+include $(srcdir)/bench/bench.mk
