@@ -185,6 +185,14 @@ wsw_ring_trim(WalRing *ring, TimestampTz oldest_kept)
 		ring->count--;
 }
 
+/* Start the peak-rate history over, e.g. when the size changed. */
+static void
+wsw_restart_history(void)
+{
+	ws.history.count = 0;
+	ws.last_history_at = 0;
+}
+
 static double
 wsw_rate_between(const WalPoint *from, const WalPoint *to)
 {
@@ -586,8 +594,7 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 		 * WAL measured at the old size (with its extra checkpoints and
 		 * full-page images) says little about the new one: measure afresh.
 		 */
-		ws.history.count = 0;
-		ws.last_history_at = 0;
+		wsw_restart_history();
 		ws.blocked_reported = false;
 		wsw_set_persistent_sizes(-1, d->new_mb, 0);
 		wsw_set_pending(d->new_mb);
@@ -858,9 +865,8 @@ wsw_warn_about_settings(const WalsizerDecision *d)
 static void
 wsw_forget_load(TimestampTz now)
 {
-	ws.history.count = 0;
+	wsw_restart_history();
 	ws.recent.count = 0;
-	ws.last_history_at = 0;
 	wsw_start_window(now, 0);
 }
 
