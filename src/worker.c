@@ -239,23 +239,40 @@ wsw_peak_rate(void)
 	return peak;
 }
 
+/*
+ * The recent rate: the higher of the last RECENT_MIN_SPAN and the last
+ * RECENT_SPAN.  When a load starts, the longer span still holds idle
+ * seconds and would undersize the first change; when it stops, the longer
+ * span remembers it a little longer.  Too high a first estimate is cheap
+ * (a projected size settles once whole cycles are measured); too low a one
+ * lets checkpoints be forced until the cooldown ends.
+ */
 static bool
 wsw_recent_rate(double *rate)
 {
 	const WalRing *ring = &ws.recent;
 	const WalPoint *newest;
-	int			from = 0;
+	int			longest = 0;
+	int			shortest;
 
 	if (ring->count < RECENT_MIN_POINTS)
 		return false;
 	newest = wsw_ring_at(ring, ring->count - 1);
-	while (from < ring->count - RECENT_MIN_POINTS &&
-		   newest->at - wsw_ring_at(ring, from)->at > RECENT_SPAN_US)
-		from++;
+	while (longest < ring->count - RECENT_MIN_POINTS &&
+		   newest->at - wsw_ring_at(ring, longest)->at > RECENT_SPAN_US)
+		longest++;
 	/* a fraction of a second of WAL says nothing about the next minutes */
-	if (newest->at - wsw_ring_at(ring, from)->at < RECENT_MIN_SPAN_US)
+	if (newest->at - wsw_ring_at(ring, longest)->at < RECENT_MIN_SPAN_US)
 		return false;
-	*rate = wsw_rate_between(wsw_ring_at(ring, from), newest);
+
+	/* the latest point at least RECENT_MIN_SPAN before the newest */
+	shortest = longest;
+	while (shortest + 1 < ring->count &&
+		   newest->at - wsw_ring_at(ring, shortest + 1)->at >= RECENT_MIN_SPAN_US)
+		shortest++;
+
+	*rate = Max(wsw_rate_between(wsw_ring_at(ring, longest), newest),
+				wsw_rate_between(wsw_ring_at(ring, shortest), newest));
 	return true;
 }
 
