@@ -26,13 +26,13 @@
 # Settings (environment):
 #   BENCH_REPEAT            repeats of every run (3)
 #   BENCH_SECONDS           steady OLTP length (100)
-#   BENCH_BULK_SECONDS      OLTP length next to the bulk load (40)
-#   BENCH_BULK_SCALE        pgbench scale of the bulk load (30)
-#   BENCH_UPDATES           whole-table UPDATEs (6)
+#   BENCH_BULK_SECONDS      OLTP length next to the bulk load (30)
+#   BENCH_BULK_SCALE        pgbench scale of the bulk load (20)
+#   BENCH_UPDATES           whole-table UPDATEs (4)
 #   BENCH_BURST_SECONDS     burst before the quiet tail (20)
-#   BENCH_TAIL_SECONDS      quiet tail (100)
+#   BENCH_TAIL_SECONDS      quiet tail (90)
 #   BENCH_QUIET_REPEAT      repeats of the quiet scenario (1)
-#   BENCH_OVERHEAD_SECONDS  length of each overhead run (30)
+#   BENCH_OVERHEAD_SECONDS  length of each overhead run (20)
 #   BENCH_SCENARIOS         which scenarios ("steady bulk updates quiet overhead")
 #   BENCH_OUT               output directory (bench/results)
 #   BENCH_PG_MAJOR          PostgreSQL major (15)
@@ -52,21 +52,21 @@ smoke=${BENCH_SMOKE:-0}
 if ((smoke)); then
     # Just enough to run every script end to end: a small template and a
     # few seconds per run, so the check takes a few minutes on CI.
-    : "${BENCH_REPEAT:=1}" "${BENCH_SECONDS:=6}" "${BENCH_BULK_SECONDS:=6}"
-    : "${BENCH_BULK_SCALE:=2}" "${BENCH_UPDATES:=1}" "${BENCH_BURST_SECONDS:=4}"
-    : "${BENCH_TAIL_SECONDS:=3}" "${BENCH_OVERHEAD_SECONDS:=4}"
+    : "${BENCH_REPEAT:=1}" "${BENCH_SECONDS:=4}" "${BENCH_BULK_SECONDS:=4}"
+    : "${BENCH_BULK_SCALE:=2}" "${BENCH_UPDATES:=1}" "${BENCH_BURST_SECONDS:=3}"
+    : "${BENCH_TAIL_SECONDS:=2}" "${BENCH_OVERHEAD_SECONDS:=3}"
     : "${BENCH_SCALE:=2}" "${BENCH_UPD_ROWS:=20000}"
     : "${BENCH_OUT:=$srcdir/bench/out/smoke}"
 fi
 export BENCH_REPEAT=${BENCH_REPEAT:-3}
 export BENCH_SECONDS=${BENCH_SECONDS:-100}
-export BENCH_BULK_SECONDS=${BENCH_BULK_SECONDS:-40}
-export BENCH_BULK_SCALE=${BENCH_BULK_SCALE:-30}
-export BENCH_UPDATES=${BENCH_UPDATES:-6}
+export BENCH_BULK_SECONDS=${BENCH_BULK_SECONDS:-30}
+export BENCH_BULK_SCALE=${BENCH_BULK_SCALE:-20}
+export BENCH_UPDATES=${BENCH_UPDATES:-4}
 export BENCH_BURST_SECONDS=${BENCH_BURST_SECONDS:-20}
-export BENCH_TAIL_SECONDS=${BENCH_TAIL_SECONDS:-100}
+export BENCH_TAIL_SECONDS=${BENCH_TAIL_SECONDS:-90}
 export BENCH_QUIET_REPEAT=${BENCH_QUIET_REPEAT:-1}
-export BENCH_OVERHEAD_SECONDS=${BENCH_OVERHEAD_SECONDS:-30}
+export BENCH_OVERHEAD_SECONDS=${BENCH_OVERHEAD_SECONDS:-20}
 # the tables: scale 20 (about 300 MB, a few times shared_buffers) and a
 # 500k-row table for the whole-table UPDATEs
 BENCH_SCALE=${BENCH_SCALE:-20}
@@ -191,6 +191,8 @@ done
     echo "block devices: $(lsblk -d -n -o NAME,SIZE,ROTA,TYPE 2>/dev/null | tr -s ' ' | paste -sd ';' -)"
     echo "kernel: $(uname -r)"
     echo "postgresql: $("$PG_BINDIR/postgres" --version)"
+    # the library measured is the installed one; say which build it was
+    echo "pg_walsizer: $pkglibdir/pg_walsizer.so of $(date -u -r "$pkglibdir/pg_walsizer.so" '+%Y-%m-%d %H:%M UTC'), source at commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$out/raw/machine.txt"
 command="sudo"

@@ -11,5 +11,5 @@ source "$(dirname "$0")/../lib.sh"
 
 cluster_start "$1"
 run_begin "$3" overhead "$1" "$2"
-pgbench_run pgbench -c 4 -j 2 -T "${BENCH_OVERHEAD_SECONDS:-30}" postgres
+pgbench_run pgbench -c 4 -j 2 -T "${BENCH_OVERHEAD_SECONDS:-20}" postgres
 run_end

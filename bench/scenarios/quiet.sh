@@ -20,5 +20,5 @@ cluster_start "$1" "$extra"
 run_begin "$3" quiet "$1" "$2"
 pgbench_run pgbench -c 4 -j 2 -T "${BENCH_BURST_SECONDS:-20}" postgres
 meta burst_end_s "$(since_t0)"
-sleep "${BENCH_TAIL_SECONDS:-100}"
+sleep "${BENCH_TAIL_SECONDS:-90}"
 run_end

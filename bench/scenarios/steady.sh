@@ -9,5 +9,5 @@ source "$(dirname "$0")/../lib.sh"
 
 cluster_start "$1"
 run_begin "$3" steady "$1" "$2"
-pgbench_run pgbench -c 4 -j 2 -T "${BENCH_SECONDS:-120}" postgres
+pgbench_run pgbench -c 4 -j 2 -T "${BENCH_SECONDS:-100}" postgres
 run_end

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/scenarios/updates.sh CONFIG REPEAT OUTDIR - whole-table UPDATEs.
 #
-# BENCH_UPDATES (default 6) UPDATEs of every row of "upd", 500k rows with
+# BENCH_UPDATES (default 4) UPDATEs of every row of "upd", 500k rows with
 # an index, one after the other.  Each touches every page, so right after a
 # checkpoint each page costs a full-page image: the case where a small
 # max_wal_size multiplies checkpoints and WAL.  A fixed amount of work, so
@@ -12,7 +12,7 @@ source "$(dirname "$0")/../lib.sh"
 cluster_start "$1"
 run_begin "$3" updates "$1" "$2"
 start=$(now)
-for ((i = 1; i <= ${BENCH_UPDATES:-6}; i++)); do
+for ((i = 1; i <= ${BENCH_UPDATES:-4}; i++)); do
     sql -c 'UPDATE upd SET v = v + 1'
 done
 meta work_s "$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')"
