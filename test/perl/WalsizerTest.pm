@@ -133,7 +133,7 @@ sub reset_checkpointer_sql
 
 push @EXPORT, qw(
   kill9_all state_file_header start_pgbench finish_pgbench log_count
-  setting_mb poll_until
+  setting_mb poll_until reap_orphans_here
 );
 
 # The pids of the postmaster and of all its descendants, from /proc.
@@ -173,6 +173,19 @@ sub _process_gone
 	return defined $line && $line =~ /^\d+ \(.*\) Z /s;
 }
 
+# A postmaster outlives the pg_ctl that started it, so its parent is init.
+# Where init does not reap orphans, a killed postmaster stays a zombie and
+# its pid keeps postmaster.pid "in use", so the server cannot start again.
+# Making the test the reaper of its orphaned descendants (Linux) lets
+# kill9_all() reap them itself.  Call it before starting the node.
+sub reap_orphans_here
+{
+	require 'syscall.ph';    # defines SYS_prctl in this package
+	my $prctl = __PACKAGE__->can('SYS_prctl') or return 0;
+	# prctl(PR_SET_CHILD_SUBREAPER, 1)
+	return syscall($prctl->(), 36, 1, 0, 0, 0) == 0;
+}
+
 # Kills the whole server at one instant, as a power cut would: every process
 # is stopped first, so none of them sees the others die and reacts, then all
 # get SIGKILL.  Returns the number of processes killed.
@@ -186,11 +199,16 @@ sub kill9_all
 	$node->kill9;    # the postmaster, and the node object learns it is down
 	for my $try (1 .. 300)
 	{
-		last unless grep { !_process_gone($_) } @tree;
+		# those that became this process's children (reap_orphans_here)
+		waitpid($_, 1) for @tree;    # 1 = WNOHANG
+		last unless grep { kill 0, $_ } @tree;
 		select(undef, undef, undef, 0.05);
 	}
 	my @left = grep { !_process_gone($_) } @tree;
 	die "processes survived SIGKILL: @left" if @left;
+	die "the killed postmaster $tree[0] is a zombie nobody reaps: "
+	  . "call reap_orphans_here() before starting the node"
+	  if kill 0, $tree[0];
 	return scalar @tree;
 }
 

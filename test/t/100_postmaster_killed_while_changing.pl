@@ -19,6 +19,8 @@ my $window_s = 1;
 my $high_mb = 1024;
 my $low_mb = 64;
 
+# the killed postmaster must be reaped before it can start again
+ok(reap_orphans_here(), 'this test reaps the processes it kills');
 my $node = walsizer_node('pm_killed',
 	conf => {
 		'walsizer.enable' => 'off',

@@ -99,9 +99,12 @@ print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at, "
 print $fh "\\sleep 100 ms\n";
 close $fh;
 
+# switching walsizer on restarts its window: the cadence counts from the
+# first window that ends after that
+my $enabled_at = $node->safe_psql('postgres', 'SELECT now()');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status()',
+wait_for($node, "SELECT last_check_at > '$enabled_at' FROM walsizer.status()",
 	'walsizer enabled and measuring');
 my $pid = status_value($node, 'worker_pid');
 my $decisions_before = status_value($node, 'decisions_total');
