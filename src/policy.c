@@ -247,6 +247,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	int64_t		floor_mb;
 	int64_t		needed;
 	int64_t		projected_needed;
+	double		projection_rate;
 	double		rate;
 	int64_t		checkpoints;
 	bool		reactive;
@@ -308,12 +309,23 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 
 	d->trigger_bytes = walsizer_trigger_bytes(current, s->segment_bytes,
 											  s->completion_target);
-	if (m->recent_rate_valid && isfinite(m->recent_rate) &&
-		m->recent_rate > 0 && isfinite(m->seconds_to_timed_checkpoint) &&
+	/*
+	 * Project with the average of whole checkpoint cycles once there are
+	 * some at this size: the seconds after a checkpoint are full of
+	 * full-page images and would overstate the rest of the cycle.  Before
+	 * that, the recent rate is all there is.  A heavier load still shows,
+	 * through the WAL since the redo pointer.
+	 */
+	projection_rate = m->recent_rate_valid && isfinite(m->recent_rate) ?
+		m->recent_rate : 0;
+	if (m->peak_covers_cycle && isfinite(m->peak_rate) && m->peak_rate > 0)
+		projection_rate = m->peak_rate;
+	if (m->recent_rate_valid && projection_rate > 0 &&
+		isfinite(m->seconds_to_timed_checkpoint) &&
 		m->seconds_to_timed_checkpoint > 0)
 	{
 		double		projected = (double) m->wal_since_redo_bytes +
-			m->recent_rate * m->seconds_to_timed_checkpoint;
+			projection_rate * m->seconds_to_timed_checkpoint;
 
 		d->projected_bytes = projected < 1e18 ? (uint64_t) projected :
 			(uint64_t) 1e18;

@@ -158,9 +158,10 @@ walsizer_state_load(void)
 
 /*
  * Write the persistent state.  Failures (a full disk, say) are WARNINGs: the
- * state stays in shared memory and the next save tries again.
+ * state stays in shared memory and the next save tries again.  Returns
+ * whether the file now holds the state.
  */
-void
+bool
 walsizer_state_save(void)
 {
 	size_t		max_len = walsizer_state_encoded_size();
@@ -177,7 +178,7 @@ walsizer_state_save(void)
 				(errmsg("pg_walsizer could not encode its state"),
 				 errdetail("This is a bug in pg_walsizer; the state stays in shared memory.")));
 		pfree(buf);
-		return;
+		return false;
 	}
 
 	file = AllocateFile(WALSIZER_STATE_TEMP_FILE, PG_BINARY_W);
@@ -188,7 +189,7 @@ walsizer_state_save(void)
 				 errmsg("pg_walsizer could not create state file \"%s\": %m",
 						WALSIZER_STATE_TEMP_FILE)));
 		pfree(buf);
-		return;
+		return false;
 	}
 	errno = 0;
 	if (fwrite(buf, 1, len, file) != len || fflush(file) != 0)
@@ -203,7 +204,7 @@ walsizer_state_save(void)
 		FreeFile(file);
 		unlink(WALSIZER_STATE_TEMP_FILE);
 		pfree(buf);
-		return;
+		return false;
 	}
 	if (FreeFile(file) != 0)
 	{
@@ -213,12 +214,16 @@ walsizer_state_save(void)
 						WALSIZER_STATE_TEMP_FILE)));
 		unlink(WALSIZER_STATE_TEMP_FILE);
 		pfree(buf);
-		return;
+		return false;
 	}
 	pfree(buf);
 
 	/* fsyncs the new file before, and the directory after, the rename */
 	if (durable_rename(WALSIZER_STATE_TEMP_FILE, WALSIZER_STATE_FILE,
 					   WARNING) != 0)
+	{
 		unlink(WALSIZER_STATE_TEMP_FILE);
+		return false;
+	}
+	return true;
 }

@@ -71,6 +71,6 @@ extern void walsizer_shmem_install_hooks(void);
 extern void walsizer_require_shared(void);
 
 extern bool walsizer_state_load(void);
-extern void walsizer_state_save(void);
+extern bool walsizer_state_save(void);
 
 #endif							/* WALSIZER_SHARED_STATE_H */

@@ -128,7 +128,7 @@ typedef struct WorkerState
 	bool		disk_error_reported;
 	bool		blocked_reported;
 	bool		was_enabled;	/* walsizer.enable at the previous sample */
-	bool		floor_warned;
+	int64		floor_warned_mb;	/* clamped floor last warned about */
 	int			dba_above_cap_warned_mb;
 } WorkerState;
 
@@ -601,7 +601,20 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 
 	/* write the intent first, so a crash mid-change is not taken as the DBA's */
 	wsw_set_persistent_sizes(-1, -1, d->new_mb);
-	walsizer_state_save();
+	if (!walsizer_state_save())
+	{
+		wsw_set_persistent_sizes(-1, -1, 0);
+		snprintf(reason, sizeof(reason),
+				 "could not save the state file before changing max_wal_size to %lld MB; not changed",
+				 (long long) d->new_mb);
+		ereport(WARNING,
+				(errmsg("pg_walsizer could not change max_wal_size from %lld MB to %lld MB",
+						(long long) d->old_mb, (long long) d->new_mb),
+				 errdetail("Its state file could not be saved first, so a crash during the change could not be told from the DBA's own change."),
+				 errhint("pg_walsizer keeps running and tries again after the cooldown. Check free space and permissions in the data directory.")));
+		wsw_record(WALSIZER_ACTION_ERROR, d->old_mb, d->new_mb, m, reason);
+		return;
+	}
 
 	result = walsizer_apply_max_wal_size(d->new_mb, errbuf, sizeof(errbuf));
 
@@ -798,38 +811,25 @@ wsw_start_window(TimestampTz now, int64 carried_moves)
 
 /* --- Publishing -------------------------------------------------------- */
 
-static void
-wsw_publish_window(TimestampTz now, const WalsizerMeasurements *m)
+/* Full-page images written in the window in progress, 0 after a reset. */
+static int64
+wsw_window_fpi(void)
 {
-	WalsizerStatus *st = &walsizer_shared->status;
-	int64		fpi = 0;
-
 	if (ws.counters.wal_reset_at == ws.window.counters.wal_reset_at &&
 		ws.counters.wal_fpi >= ws.window.counters.wal_fpi)
-		fpi = ws.counters.wal_fpi - ws.window.counters.wal_fpi;
-
-	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
-	st->last_check_at = now;
-	st->last_window_s = m->window_s;
-	st->last_timed = m->timed;
-	st->last_requested = m->requested;
-	st->last_wal_forced = m->wal_forced;
-	st->last_wal_bytes = m->wal_bytes;
-	st->last_fpi = fpi;
-	st->last_window_reset = m->counters_reset;
-	if (!m->counters_reset)
-	{
-		st->total_timed += m->timed;
-		st->total_requested += m->requested;
-		st->total_wal_forced += m->wal_forced;
-	}
-	st->total_wal_bytes += m->wal_bytes;
-	LWLockRelease(walsizer_shared->lock);
+		return ws.counters.wal_fpi - ws.window.counters.wal_fpi;
+	return 0;
 }
 
+/*
+ * Publish one iteration's figures for status(): the window that ended, if
+ * one did, and the latest sample with the plan, all under one lock so that
+ * a reader never sees the new window beside the old schedule.
+ */
 static void
-wsw_publish_sample(TimestampTz now, const WalsizerMeasurements *m,
-				   const WalsizerDecision *plan)
+wsw_publish(TimestampTz now, const WalsizerMeasurements *window,
+			int64 window_fpi, const WalsizerMeasurements *m,
+			const WalsizerDecision *plan)
 {
 	WalsizerStatus *st = &walsizer_shared->status;
 	bool		blocked = !walsizer_alter_system_allowed();
@@ -838,6 +838,24 @@ wsw_publish_sample(TimestampTz now, const WalsizerMeasurements *m,
 		ws.blocked_reported = false;	/* report again if it comes back */
 
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
+	if (window)
+	{
+		st->last_check_at = now;
+		st->last_window_s = window->window_s;
+		st->last_timed = window->timed;
+		st->last_requested = window->requested;
+		st->last_wal_forced = window->wal_forced;
+		st->last_wal_bytes = window->wal_bytes;
+		st->last_fpi = window_fpi;
+		st->last_window_reset = window->counters_reset;
+		if (!window->counters_reset)
+		{
+			st->total_timed += window->timed;
+			st->total_requested += window->requested;
+			st->total_wal_forced += window->wal_forced;
+		}
+		st->total_wal_bytes += window->wal_bytes;
+	}
 	st->last_sample_at = now;
 	st->next_check_at = ws.next_window_at;
 	st->window_s = window_length_s();
@@ -856,12 +874,17 @@ wsw_publish_sample(TimestampTz now, const WalsizerMeasurements *m,
 static void
 wsw_warn_about_settings(const WalsizerDecision *d)
 {
-	if (d->floor_clamped && !ws.floor_warned)
+	/*
+	 * walsizer.min above the cap: say which floor is used, again whenever it
+	 * changes.  A DBA's own max_wal_size above the cap has its own warning.
+	 */
+	if (d->floor_clamped && walsizer_min_mb > 0 &&
+		ws.floor_warned_mb != d->floor_mb)
 		ereport(WARNING,
 				(errmsg("pg_walsizer floor is above its cap; using %lld MB as the floor",
 						(long long) d->floor_mb),
 				 errhint("Lower walsizer.min or raise walsizer.max.")));
-	ws.floor_warned = d->floor_clamped;
+	ws.floor_warned_mb = d->floor_clamped ? d->floor_mb : 0;
 
 	if (d->old_mb > d->cap_mb && ws.dba_above_cap_warned_mb != d->old_mb &&
 		d->action == WALSIZER_ACTION_NONE)
@@ -897,6 +920,8 @@ wsw_iteration(void)
 	WalsizerPolicyState policy_state;
 	bool		check_requested;
 	bool		window_end;
+	WalsizerMeasurements ended;
+	int64		ended_fpi = 0;
 
 	wsw_sample(now);
 	if (walsizer_enable && !ws.was_enabled)
@@ -931,14 +956,13 @@ wsw_iteration(void)
 
 	if (window_end)
 	{
-		int64		used_moves = m.wal_forced;
-
 		if (m.counters_reset)
 			ereport(LOG,
 					(errmsg("pg_walsizer noticed a reset of the checkpoint statistics"),
 					 errdetail("The window that ended is not used for a decision.")));
-		wsw_publish_window(now, &m);
-		wsw_start_window(now, Max(ws.window.far_redo_moves - used_moves, 0));
+		ended = m;
+		ended_fpi = wsw_window_fpi();
+		wsw_start_window(now, Max(ws.window.far_redo_moves - m.wal_forced, 0));
 		wsw_measurements(now, false, &m);
 	}
 
@@ -957,7 +981,7 @@ wsw_iteration(void)
 			snprintf(plan.reason, sizeof(plan.reason),
 					 "walsizer.enable is off; otherwise: %s",
 					 plan.reason);
-		wsw_publish_sample(now, &m, &plan);
+		wsw_publish(now, window_end ? &ended : NULL, ended_fpi, &m, &plan);
 	}
 
 	ws.next_sample_at = now + (int64) walsizer_sample_interval_ms * 1000;
@@ -1053,6 +1077,8 @@ walsizer_worker_main(Datum main_arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			/* walsizer.disk_fraction may have changed: measure again now */
+			ws.disk_measured_at = 0;
 			/* a new window length applies from the current window's start */
 			ws.next_window_at = ws.window.at +
 				(int64) (window_length_s() * USECS_PER_SEC);
