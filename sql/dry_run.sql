@@ -39,11 +39,12 @@ SELECT walsizer.check_now();
 
 -- walsizer advises growth...
 SELECT pg_temp.wait_until($$EXISTS (SELECT FROM walsizer.decisions()
-                                    WHERE action = 'advise' AND new_mb > 32)$$);
+                                    WHERE action = 'advise' AND old_mb = 32
+                                      AND new_mb > 32)$$);
 SELECT action, old_mb, new_mb > old_mb AS would_grow,
        reason ~ '^dry run \((grow|capped)\): .*(forced by WAL|projected)' AS explained,
        confirmed
-  FROM walsizer.decisions() WHERE action = 'advise' LIMIT 1;
+  FROM walsizer.decisions() WHERE action = 'advise' AND old_mb = 32 LIMIT 1;
 
 -- ...and changes nothing
 SELECT max_wal_size_mb, pending_mb FROM walsizer.status();

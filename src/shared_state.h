@@ -23,6 +23,8 @@ typedef struct WalsizerStatus
 	TimestampTz last_sample_at;
 	TimestampTz last_check_at;
 	TimestampTz next_check_at;
+	bool		enabled;		/* walsizer.enable, as the worker sees it */
+	bool		dry_run;		/* walsizer.dry_run, as the worker sees it */
 	double		window_s;		/* configured window length */
 	int			sample_interval_ms;
 

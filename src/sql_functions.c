@@ -126,8 +126,17 @@ walsizer_status(PG_FUNCTION_ARGS)
 		latest = *walsizer_history_latest(&walsizer_shared->persistent);
 	LWLockRelease(walsizer_shared->lock);
 
-	put(&row, BoolGetDatum(walsizer_enable));
-	put(&row, BoolGetDatum(walsizer_dry_run));
+	/* the worker's view, like max_wal_size below: it is what acts */
+	if (st.last_sample_at != 0)
+	{
+		put(&row, BoolGetDatum(st.enabled));
+		put(&row, BoolGetDatum(st.dry_run));
+	}
+	else
+	{
+		put(&row, BoolGetDatum(walsizer_enable));
+		put(&row, BoolGetDatum(walsizer_dry_run));
+	}
 	if (worker_pid != 0)
 		put(&row, Int32GetDatum(worker_pid));
 	else

@@ -857,6 +857,8 @@ wsw_publish(TimestampTz now, const WalsizerMeasurements *window,
 		st->total_wal_bytes += window->wal_bytes;
 	}
 	st->last_sample_at = now;
+	st->enabled = walsizer_enable;
+	st->dry_run = walsizer_dry_run;
 	st->next_check_at = ws.next_window_at;
 	st->window_s = window_length_s();
 	st->sample_interval_ms = walsizer_sample_interval_ms;
