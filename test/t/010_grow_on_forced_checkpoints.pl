@@ -35,10 +35,13 @@ my @start_clock = $first_load_log =~ /(\d\d):(\d\d):([\d.]+) UTC/;
 my $to_seconds = sub { $_[0] * 3600 + $_[1] * 60 + $_[2] };
 my $grow_after = $to_seconds->(@grow_clock) - $to_seconds->(@start_clock);
 cmp_ok($grow_after, '<', 6, sprintf('first grow %.1f s after the load started', $grow_after));
+# a backend in the middle of a transaction may still request one with the
+# old size before it reloads; more than that means the first size was short
 my $forced_after_grow = () =
   substr($first_load_log, $grow_at) =~ /checkpoint starting: wal\b/g;
-is($forced_after_grow, 0,
-	"no WAL-forced checkpoint after the first grow ($forced_during_first_load before it)");
+cmp_ok($forced_after_grow, '<=', 1,
+	"at most one WAL-forced checkpoint after the first grow: $forced_after_grow "
+	  . "(" . ($forced_during_first_load - $forced_after_grow) . " before it)");
 
 my @grows = decision_rows($node, "action = 'grow'");
 ok(@grows >= 1, 'a grow decision was recorded');
