@@ -14,6 +14,7 @@ use warnings;
 use FindBin;
 use lib "$FindBin::RealBin/../perl";
 use File::Path qw(rmtree);
+use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time sleep);
@@ -27,13 +28,17 @@ die "WALSIZER_TEST_TMPFS=$tmpfs is not a writable directory"
 
 my $window_s = 2;
 my $waldir = PostgreSQL::Test::Utils::tempdir() . '/pg_wal';
+# no replication origin checkpoint file to write at checkpoints: on a full
+# data directory PostgreSQL itself would PANIC writing it.  18 gave the
+# origins their own setting.
+my $major = PostgreSQL::Test::Cluster->new('probe')->pg_version->major;
 my $node = walsizer_node('disk_full',
 	init => { extra => [ '--waldir', $waldir ] },
 	conf => {
 		'walsizer.interval' => "'${window_s}s'",
 		autovacuum => 'off',
-		# no replication origin checkpoint file to write at checkpoints
-		max_replication_slots => 0 });
+		max_replication_slots => 0,
+		($major >= 18 ? (max_active_replication_origins => 0) : ()) });
 
 # move the data directory onto the tmpfs, leaving a symlink in its place
 my $data_dir = $node->data_dir;
