@@ -36,7 +36,9 @@
 #   BENCH_SCENARIOS         which scenarios ("steady bulk updates quiet overhead")
 #   BENCH_OUT               output directory (bench/results)
 #   BENCH_PG_MAJOR          PostgreSQL major (15)
-#   BENCH_BUILD=1           build and install pg_walsizer even if installed
+#   BENCH_BUILD             1 (default): build and install pg_walsizer from
+#                           this tree first, so the library measured is this
+#                           source; 0: measure the installed library as it is
 set -euo pipefail
 
 if ((EUID != 0)); then
@@ -83,7 +85,7 @@ as_pg() { runuser -u postgres -- "$@"; }
 packages=("postgresql-$pg_major" postgresql-contrib gnuplot-nox)
 export PG_BINDIR=/usr/lib/postgresql/$pg_major/bin
 pkglibdir=/usr/lib/postgresql/$pg_major/lib
-build=${BENCH_BUILD:-0}
+build=${BENCH_BUILD:-1}
 [[ -e $pkglibdir/pg_walsizer.so ]] || build=1
 ((build)) && packages+=("postgresql-server-dev-$pg_major" build-essential)
 missing=()
