@@ -18,13 +18,16 @@
  *	  redo_segment + CheckPointSegments - 1 has been filled; a timed one
  *	  starts checkpoint_timeout after the last start; a trace may also
  *	  inject manual CHECKPOINTs, which count as requested only.
- *	- The walsizer samples every second: the recent rate over the last 5 s
- *	  (valid from 3 samples), the peak rate as the worst average over any
- *	  stretch of at least 3 s and at most checkpoint_timeout within a
- *	  horizon of 4 windows (or 4 checkpoint_timeouts if longer).  Every
- *	  sample calls walsizer_decide(); every window seconds the call is a
- *	  window end with the window's checkpoint counts.  Size changes apply
- *	  at once.
+ *	- The walsizer samples every second and measures as src/worker.c does:
+ *	  the recent rate is the higher of the averages over the last 2 s and
+ *	  the last 5 s (valid once 2 s are covered); the peak rate is the worst
+ *	  average over one whole checkpoint_timeout within the horizon (4
+ *	  windows, at least 2 checkpoint_timeouts), or the average over the
+ *	  whole history while it is shorter than one checkpoint_timeout.  The
+ *	  history starts over at every size change, because WAL measured at
+ *	  the old size says little about the new one.  Every sample calls
+ *	  walsizer_decide(); every window seconds the call is a window end
+ *	  with the window's checkpoint counts.  Size changes apply at once.
  *
  * Trace files: one directive per line, '#' starts a comment.
  *	Settings (defaults in parentheses):
@@ -56,10 +59,11 @@
 #define MAX_PHASES 256
 #define MAX_RESETS 64
 #define MAX_CHANGES 200
+/* the worker's constants (src/worker.c), in whole seconds */
 #define RECENT_SECONDS 5
-#define RECENT_MIN_SAMPLES 3
-#define PEAK_MIN_SPAN_S 3
+#define RECENT_MIN_SECONDS 2
 #define HORIZON_WINDOWS 4
+#define HORIZON_MIN_CYCLES 2
 
 typedef struct Phase
 {
@@ -249,31 +253,49 @@ reset_in(const Trace *trace, long from_s, long to_s)
 }
 
 /*
- * Worst average rate over any stretch of PEAK_MIN_SPAN_S .. timeout seconds
- * ending in the horizon; lsn_at[t] is the insert position after second t.
+ * The worker's peak rate: the worst average over one whole
+ * checkpoint_timeout among the seconds history_from..now, or the average
+ * over all of them while they span less; lsn_at[t] is the insert position
+ * after second t.
  */
 static double
-peak_rate(const uint64_t *lsn_at, long now, long horizon_s, long timeout_s)
+peak_rate(const uint64_t *lsn_at, long history_from, long now, long timeout_s)
 {
-	long		first = now - horizon_s < 0 ? 0 : now - horizon_s;
-	long		min_span = timeout_s < PEAK_MIN_SPAN_S ? timeout_s : PEAK_MIN_SPAN_S;
 	double		peak = 0;
-	long		from = first;
 
-	for (long to = first + 1; to <= now; to++)
+	if (now - history_from < 1)
+		return 0;
+	if (now - history_from < timeout_s)
+		return (double) (lsn_at[now] - lsn_at[history_from]) /
+			(double) (now - history_from);
+	for (long to = history_from + timeout_s; to <= now; to++)
 	{
-		while (to - from > timeout_s)
-			from++;
-		if (to - from >= min_span && min_span > 0)
-		{
-			double		rate = (double) (lsn_at[to] - lsn_at[from]) /
-				(double) (to - from);
+		double		rate = (double) (lsn_at[to] - lsn_at[to - timeout_s]) /
+			(double) timeout_s;
 
-			if (rate > peak)
-				peak = rate;
-		}
+		if (rate > peak)
+			peak = rate;
 	}
 	return peak;
+}
+
+/* The worker's recent rate: the higher of the last 2 s and the last 5 s. */
+static bool
+recent_rate(const uint64_t *lsn_at, long now, double *rate)
+{
+	long		longest = now - RECENT_SECONDS < 0 ? 0 : now - RECENT_SECONDS;
+
+	if (now - longest < RECENT_MIN_SECONDS)
+		return false;
+	*rate = (double) (lsn_at[now] - lsn_at[longest]) / (double) (now - longest);
+	{
+		double		short_rate = (double) (lsn_at[now] - lsn_at[now - RECENT_MIN_SECONDS]) /
+			(double) RECENT_MIN_SECONDS;
+
+		if (short_rate > *rate)
+			*rate = short_rate;
+	}
+	return true;
 }
 
 int
@@ -288,6 +310,7 @@ main(int argc, char **argv)
 	uint64_t	segment_bytes;
 	long		timeout_s;
 	long		horizon_s;
+	long		history_from = 0;	/* first second the peak rate may use */
 	long		last_checkpoint_s = 0;
 	long		window_start_s = 0;
 	uint64_t	window_start_lsn = 0;
@@ -316,8 +339,9 @@ main(int argc, char **argv)
 
 	segment_bytes = (uint64_t) s->segment_bytes;
 	timeout_s = (long) s->checkpoint_timeout_s;
-	horizon_s = HORIZON_WINDOWS * (trace.window_s > timeout_s ?
-								   trace.window_s : timeout_s);
+	horizon_s = HORIZON_WINDOWS * trace.window_s;
+	if (horizon_s < HORIZON_MIN_CYCLES * timeout_s)
+		horizon_s = HORIZON_MIN_CYCLES * timeout_s;
 	lsn_at = calloc((size_t) trace.duration_s + 1, sizeof(uint64_t));
 	if (lsn_at == NULL)
 		die("out of memory", name);
@@ -373,14 +397,11 @@ main(int argc, char **argv)
 		memset(&m, 0, sizeof(m));
 		m.window_end = window_end;
 		m.wal_since_redo_bytes = insert - redo;
-		m.recent_rate_valid = t >= RECENT_MIN_SAMPLES - 1;
-		if (m.recent_rate_valid)
-		{
-			long		from = t - RECENT_SECONDS < 0 ? 0 : t - RECENT_SECONDS;
-
-			m.recent_rate = (double) (insert - lsn_at[from]) / (double) (t - from);
-		}
-		m.peak_rate = peak_rate(lsn_at, t, horizon_s, timeout_s);
+		m.recent_rate_valid = recent_rate(lsn_at, t, &m.recent_rate);
+		if (history_from < t - horizon_s)
+			history_from = t - horizon_s;
+		m.peak_rate = peak_rate(lsn_at, history_from, t, timeout_s);
+		m.peak_covers_cycle = t - history_from >= timeout_s;
 		m.seconds_to_timed_checkpoint = (double) (timeout_s -
 												  (t - last_checkpoint_s) % timeout_s);
 		if (window_end)
@@ -409,6 +430,8 @@ main(int argc, char **argv)
 			}
 			changes_total++;
 			s->current_mb = d.new_mb;
+			/* the worker's history starts with its next sample */
+			history_from = t + 1;
 			if (s->current_mb > largest_mb)
 				largest_mb = s->current_mb;
 		}
