@@ -2,7 +2,7 @@
 # test/run-suites.sh - build, install and test pg_walsizer against one
 # installed PostgreSQL major.
 #
-#   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz]
+#   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--bench-smoke]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -17,6 +17,10 @@
 #   tap      prove, one result per test/t/*.pl file
 #   unit, sim, and with --fuzz fuzz-smoke: one result per "ok - NAME" or
 #            "not ok - NAME" line of make unit / sim / fuzz-smoke
+#   bench-smoke  with --bench-smoke: every benchmark scenario for a few
+#            seconds (bench/run-bench.sh, as root, on the library just
+#            installed); one result: the scripts ran and left every
+#            expected file and column (nothing is timed)
 # Prints "PG MAJOR SUITE: N passed, N failed" per suite and, last,
 # "N passed, N failed". A suite that cannot run counts as one failure.
 # Exits 1 if anything failed.
@@ -30,12 +34,13 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 bench_smoke=0
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
         --user) (($# >= 2)) || usage; user=$2; shift 2 ;;
         --fuzz) fuzz=1; shift ;;
+        --bench-smoke) bench_smoke=1; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
     esac
@@ -239,6 +244,23 @@ fi
 banner unit; run_pure unit
 banner sim; run_pure sim
 if ((fuzz)); then banner fuzz-smoke; run_pure fuzz-smoke; fi
+
+# The benchmark's own check (report.py --check) decides; it runs as root
+# because run-bench.sh installs what it lacks and hands clusters to postgres.
+run_bench_smoke() {
+    local rc=0
+    step "$logs/bench-smoke" env PATH="$bindir:$PATH" BENCH_SMOKE=1 BENCH_BUILD=0 \
+        BENCH_PG_MAJOR="$major" BENCH_OUT="$scratch/bench-smoke" bash "$work/bench/run-bench.sh" || rc=$?
+    if ((rc == 0)); then
+        record bench-smoke 1 0
+    else
+        record bench-smoke 0 1 "bench/run-bench.sh exited with status $rc"
+    fi
+}
+if ((bench_smoke)); then
+    banner bench-smoke
+    if ((built)); then run_bench_smoke; else record bench-smoke 0 1 "not run: build failed"; fi
+fi
 
 echo
 printf '%s\n' "${summary[@]}"
