@@ -131,6 +131,7 @@ def load_run(rundir):
         "config": meta.get("config"),
         "repeat": int(meta.get("repeat", 0)),
         "seconds": num(meta.get("t_end")),
+        "lsn_start": int(meta["lsn_start"]),
         "wal_mb": (int(meta["lsn_end"]) - int(meta["lsn_start"])) / MB,
         "requested": num(meta.get("requested")),
         "wal_forced": len(forced),
@@ -296,7 +297,8 @@ def plots(out, runs):
     term = "set terminal pngcairo size 1100,750 font 'DejaVu Sans,11'\n"
     colors = {"stock": "#d62728", "tuned": "#2ca02c", "walsizer": "#1f77b4", "dryrun": "#9467bd"}
 
-    # 1. steady: TPS per second and max_wal_size, repeat 1 of each
+    # 1. steady: TPS per second, WAL written so far and max_wal_size,
+    # repeat 1 of each; the legend of the WAL panel counts forced checkpoints
     steady = {r["config"]: r for r in runs if r["scenario"] == "steady" and r["repeat"] == 1}
     shown = [c for c in ("stock", "tuned", "walsizer") if c in steady]
     if shown:
@@ -304,19 +306,29 @@ def plots(out, runs):
         tps_plot = ", ".join(
             f"'{steady[c]['dir']}/progress.csv' using 1:2 with lines lw 1.5 lc rgb '{colors[c]}' title '{c}'"
             for c in shown)
+        wal_plot = ", ".join(
+            f"'{steady[c]['dir']}/samples.csv' using 1:(($3 - {steady[c]['lsn_start']}) / {MB}) "
+            f"with lines lw 2 lc rgb '{colors[c]}' "
+            f"title '{c}: {steady[c]['wal_forced']} forced by WAL'"
+            for c in shown)
         size_plot = ", ".join(
             f"'{steady[c]['dir']}/samples.csv' using 1:2 with steps lw 2 lc rgb '{colors[c]}' title '{c}'"
             for c in shown)
-        gnuplot(term + f"""
+        gnuplot("set terminal pngcairo size 1100,1000 font 'DejaVu Sans,11'\n" + f"""
 set output '{png}'
 set datafile separator ','
 set key autotitle columnhead
-set multiplot layout 2,1 title 'Steady OLTP (pgbench scale 20, 4 clients, checkpoint\\_timeout 30s), repeat 1'
+set multiplot layout 3,1 title 'Steady OLTP (pgbench scale 20, 4 clients, checkpoint\\_timeout 30s), repeat 1'
 set grid
 set key outside right
+# the same plot area in every panel, whatever the length of its legend
+set lmargin at screen 0.08
+set rmargin at screen 0.72
 set ylabel 'TPS (per second)'
 set yrange [0:*]
 plot {tps_plot}
+set ylabel 'WAL written (MB)'
+plot {wal_plot}
 set xlabel 'seconds since the run began'
 set ylabel 'max\\_wal\\_size (MB, log scale)'
 set logscale y 2
