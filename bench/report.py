@@ -26,9 +26,10 @@ SCENARIOS = {
     "steady": ("Steady OLTP",
                "pgbench tpcb-like, scale 20, 4 clients, checkpoint_timeout 30s."),
     "bulk": ("Bulk load next to OLTP",
-             "pgbench -i into a second database while a light pgbench "
-             "(2 clients, 200 TPS) runs; work_s is the load's duration and "
-             "the latency is the light OLTP's."),
+             "pgbench -i at scale {bulk_scale} (tables, COPY, primary keys) "
+             "into a second database while a light pgbench (2 clients, 200 "
+             "TPS) runs; work_s is the load's duration and the latency is "
+             "the light OLTP's."),
     "updates": ("Full-table UPDATEs",
                 "Repeated UPDATEs of all 500k rows of an indexed table, then "
                 "a VACUUM; work_s is the time the UPDATEs took."),
@@ -154,6 +155,7 @@ def load_run(rundir):
         "first_change_s": None,
         "first_shrink_s": None,
         "burst_end_s": num(meta.get("burst_end_s")),
+        "bulk_scale": meta.get("bulk_scale"),
         "changes": 0,
     }
     for d in decisions:
@@ -437,8 +439,7 @@ def decisions_summary(run):
 
 
 def report(out, runs, pngs):
-    info = read_text(os.path.join(out, "raw", "run-info.txt"))
-    machine = read_text(os.path.join(out, "raw", "machine.txt"))
+    how = how_it_was_run(out, runs)
     lines = ["# pg_walsizer benchmark", "",
              "What pg_walsizer does to checkpoints forced by WAL, to the WAL written and to "
              "throughput, against PostgreSQL's default `max_wal_size` (stock) and a generous "
@@ -448,8 +449,7 @@ def report(out, runs, pngs):
              "alternate within each repeat.", "",
              "**The machine is shared with other test runs (2 cores): single runs are noisy.** "
              "Read the medians and ratios; the min–max shows the spread.", "",
-             "## How it was run", "", "```", info, "```", "", "Machine:", "", "```", machine, "```", "",
-             "Configurations:", ""]
+             "## How it was run", ""] + how + ["Configurations:", ""]
     lines += [f"- **{c}**: {d}" for c, d in CONFIGS.items()]
     lines += ["", "Figures per run: WAL written = difference of `pg_current_wal_lsn()`; FPI = "
               "`pg_stat_wal.wal_fpi` (reset at the start; PostgreSQL 15 does not count FPI bytes); "
@@ -465,6 +465,7 @@ def report(out, runs, pngs):
         if not sruns:
             continue
         title, text = SCENARIOS[scenario]
+        text = text.format(bulk_scale=sruns[0]["bulk_scale"] or "?")
         configs, by, table = scenario_table(scenario, sruns)
         lines += [f"## {title} (`{scenario}`)", "", text, "", table, ""]
         lines += ratio_lines(scenario, configs, by)
@@ -491,6 +492,27 @@ def report(out, runs, pngs):
               "progress.csv, checkpoints.csv, decisions.csv); derived figures per run: `runs.csv`.", ""]
     with open(os.path.join(out, "REPORT.md"), "w") as f:
         f.write("\n".join(lines))
+
+
+def how_it_was_run(out, runs):
+    """the command and machine of each invocation that left raw data: one
+    block when a single run of the driver made them all"""
+    groups = {}
+    for scenario in ["steady", "bulk", "updates", "quiet", "overhead"]:
+        if not any(r["scenario"] == scenario for r in runs):
+            continue
+        sdir = os.path.join(out, "raw", scenario)
+        key = (read_text(os.path.join(sdir, "run-info.txt")),
+               read_text(os.path.join(sdir, "machine.txt")))
+        groups.setdefault(key, []).append(scenario)
+    lines = []
+    for (info, machine), scenarios in groups.items():
+        if len(groups) > 1:
+            lines += [("Scenario " if len(scenarios) == 1 else "Scenarios ") +
+                      ", ".join(f"`{s}`" for s in scenarios) + ":", ""]
+        lines += ["```", info or "(no run information)", "```", "", "Machine:", "",
+                  "```", machine or "(no machine description)", "```", ""]
+    return lines
 
 
 def check(out, runs):

@@ -26,14 +26,17 @@
 # Settings (environment):
 #   BENCH_REPEAT            repeats of every run (3)
 #   BENCH_SECONDS           steady OLTP length (100)
-#   BENCH_BULK_SECONDS      OLTP length next to the bulk load (30)
-#   BENCH_BULK_SCALE        pgbench scale of the bulk load (20)
+#   BENCH_BULK_SECONDS      OLTP length next to the bulk load (60)
+#   BENCH_BULK_SCALE        pgbench scale of the bulk load (100: about
+#                           1.5 GB of tables and WAL, tens of seconds)
 #   BENCH_UPDATES           whole-table UPDATEs (4)
 #   BENCH_BURST_SECONDS     burst before the quiet tail (20)
 #   BENCH_TAIL_SECONDS      quiet tail (90)
 #   BENCH_QUIET_REPEAT      repeats of the quiet scenario (1)
 #   BENCH_OVERHEAD_SECONDS  length of each overhead run (20)
-#   BENCH_SCENARIOS         which scenarios ("steady bulk updates quiet overhead")
+#   BENCH_SCENARIOS         which scenarios ("steady bulk updates quiet overhead");
+#                           a subset replaces only those scenarios' raw data
+#                           in BENCH_OUT, and the report covers them all
 #   BENCH_OUT               output directory (bench/results)
 #   BENCH_PG_MAJOR          PostgreSQL major (15)
 #   BENCH_BUILD             1 (default): build and install pg_walsizer from
@@ -62,8 +65,8 @@ if ((smoke)); then
 fi
 export BENCH_REPEAT=${BENCH_REPEAT:-3}
 export BENCH_SECONDS=${BENCH_SECONDS:-100}
-export BENCH_BULK_SECONDS=${BENCH_BULK_SECONDS:-30}
-export BENCH_BULK_SCALE=${BENCH_BULK_SCALE:-20}
+export BENCH_BULK_SECONDS=${BENCH_BULK_SECONDS:-60}
+export BENCH_BULK_SCALE=${BENCH_BULK_SCALE:-100}
 export BENCH_UPDATES=${BENCH_UPDATES:-4}
 export BENCH_BURST_SECONDS=${BENCH_BURST_SECONDS:-20}
 export BENCH_TAIL_SECONDS=${BENCH_TAIL_SECONDS:-90}
@@ -166,7 +169,11 @@ configs_of() {
     esac
 }
 
-rm -rf "${out:?}/raw"
+# Each scenario's raw data is replaced only when it runs again, so one
+# scenario can be rerun and the report still covers the others.
+for scenario in $scenarios; do
+    rm -rf "${out:?}/raw/$scenario"
+done
 mkdir -p "$out/raw"
 runs=0
 for ((r = 1; r <= BENCH_REPEAT; r++)); do
@@ -184,7 +191,9 @@ for ((r = 1; r <= BENCH_REPEAT; r++)); do
     done
 done
 
-# --- the machine and the command, for the report
+# --- the machine and the command, for the report: into every scenario
+# this invocation ran, since another invocation may have run the others
+machine_file=$BENCH_WORK/machine.txt
 {
     echo "cores (nproc): $(nproc)"
     echo "cpu: $(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
@@ -196,21 +205,28 @@ done
     # the library measured is the installed one; say which build it was
     echo "pg_walsizer: $pkglibdir/pg_walsizer.so of $(date -u -r "$pkglibdir/pg_walsizer.so" '+%Y-%m-%d %H:%M UTC'), source at commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
-} >"$out/raw/machine.txt"
+} >"$machine_file"
 command="sudo"
 for v in BENCH_REPEAT BENCH_SECONDS BENCH_BULK_SECONDS BENCH_BULK_SCALE BENCH_UPDATES \
     BENCH_BURST_SECONDS BENCH_TAIL_SECONDS BENCH_QUIET_REPEAT BENCH_OVERHEAD_SECONDS; do
     command+=" $v=${!v}"
 done
+[[ -z ${BENCH_SCENARIOS:-} ]] || command+=" BENCH_SCENARIOS='$scenarios'"
 command+=" bench/run-bench.sh"
 ((smoke)) && command="sudo BENCH_SMOKE=1 bench/run-bench.sh"
-{
-    echo "command: $command"
-    echo "scenarios: $scenarios"
-    echo "started: $started_date"
-    echo "runs: $runs"
-    echo "seconds: $((SECONDS - started_at))"
-} >"$out/raw/run-info.txt"
+for scenario in $scenarios; do
+    [[ -d $out/raw/$scenario ]] || continue
+    cp "$machine_file" "$out/raw/$scenario/machine.txt"
+    {
+        echo "command: $command"
+        echo "scenarios: $scenarios"
+        echo "started: $started_date"
+        echo "runs: $runs"
+        echo "seconds: $((SECONDS - started_at))"
+    } >"$out/raw/$scenario/run-info.txt"
+done
+# from before run information was kept per scenario
+rm -f "$out/raw/run-info.txt" "$out/raw/machine.txt"
 
 say "report: $out/REPORT.md"
 report_args=("$out")

@@ -12,13 +12,14 @@ source "$(dirname "$0")/../lib.sh"
 
 cluster_start "$1"
 run_begin "$3" bulk "$1" "$2"
-pgbench_run pgbench -c 2 -j 1 -R 200 -T "${BENCH_BULK_SECONDS:-30}" postgres &
+meta bulk_scale "${BENCH_BULK_SCALE:-100}"
+pgbench_run pgbench -c 2 -j 1 -R 200 -T "${BENCH_BULK_SECONDS:-60}" postgres &
 oltp_pid=$!
 # a few seconds of OLTP alone first, for a baseline in the per-second plot
 sleep 3
 load_start=$(now)
 # d,t,g,p: drop, create, generate client-side (COPY), primary keys; no vacuum
-as_pg pgbench -h "$BENCH_WORK" -p "$port" -i -q -I dtgp -s "${BENCH_BULK_SCALE:-20}" bulk \
+as_pg pgbench -h "$BENCH_WORK" -p "$port" -i -q -I dtgp -s "${BENCH_BULK_SCALE:-100}" bulk \
     >"$BENCH_WORK/bulk-load.out" 2>&1 || { cat "$BENCH_WORK/bulk-load.out" >&2; exit 1; }
 meta work_s "$(awk -v a="$load_start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')"
 wait "$oltp_pid"
