@@ -40,6 +40,14 @@
 /* Saturation value for the window counters kept in the state. */
 #define COUNTER_LIMIT 1000000
 
+/*
+ * During the cooldown a growth still goes ahead when checkpoints are being
+ * forced at the new size and the load needs at least this many times the
+ * current size: that is a new, heavier load (a bulk import after a light
+ * OLTP start), not the noise the cooldown damps.
+ */
+#define COOLDOWN_OVERRIDE_FACTOR 2
+
 static const char *const action_names[] = {
 	[WALSIZER_ACTION_NONE] = "none",
 	[WALSIZER_ACTION_GROW] = "grow",
@@ -162,6 +170,33 @@ walsizer_trigger_bytes(int64_t max_wal_size_mb, int64_t segment_bytes,
 }
 
 /*
+ * PostgreSQL counts the trigger in whole segments, rounded down, from the
+ * start of the redo pointer's segment.  At sizes of a few segments that
+ * rounding eats more than the headroom, and a size the formula calls
+ * enough forces a checkpoint every cycle.  Add segments until one cycle's
+ * WAL fits even when the redo pointer sits at the end of its segment.  At
+ * any larger size the headroom already covers this and nothing is added.
+ */
+static int64_t
+fit_whole_segments(int64_t size_mb, double cycle_bytes, const WalsizerSettings *s)
+{
+	int64_t		seg = segment_mb(s);
+	uint64_t	seg_bytes = (uint64_t) seg * (uint64_t) BYTES_PER_MB;
+
+	/* a few segments at most; the bound only guards against odd input */
+	for (int i = 0; i < 64 && size_mb <= SIZE_LIMIT_MB - seg; i++)
+	{
+		uint64_t	trigger = walsizer_trigger_bytes(size_mb, s->segment_bytes,
+													 s->completion_target);
+
+		if ((double) (trigger - seg_bytes) >= cycle_bytes)
+			break;
+		size_mb += seg;
+	}
+	return size_mb;
+}
+
+/*
  * max_wal_size that keeps a WAL rate of bytes_per_s from forcing
  * checkpoints, with headroom, in whole segments; 0 when the rate is unknown.
  */
@@ -181,7 +216,9 @@ walsizer_needed_mb(double bytes_per_s, const WalsizerSettings *s)
 	needed_mb = ceil(needed_bytes / (double) BYTES_PER_MB);
 	if (!(needed_mb < (double) SIZE_LIMIT_MB))
 		needed_mb = (double) SIZE_LIMIT_MB;
-	return round_up_to_segment((int64_t) needed_mb, segment_mb(s));
+	return fit_whole_segments(round_up_to_segment((int64_t) needed_mb,
+												  segment_mb(s)),
+							  bytes_per_s * timeout_s, s);
 }
 
 void
@@ -412,10 +449,22 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 
 		if (d->state.windows_since_change < cooldown)
 		{
-			set_reason(d,
-					 "%s; waiting for the cooldown before growing to %lld MB",
-					 evidence, (long long) (target < cap ? target : cap));
-			return;
+			bool		heavier_load = m->wal_forced_since_change > 0 &&
+				target / COOLDOWN_OVERRIDE_FACTOR >= current;
+
+			if (!heavier_load)
+			{
+				set_reason(d,
+						 "%s; waiting for the cooldown before growing to %lld MB",
+						 evidence, (long long) (target < cap ? target : cap));
+				return;
+			}
+			/* say why the cooldown did not hold, in the evidence */
+			snprintf(evidence + strlen(evidence),
+					 sizeof(evidence) - strlen(evidence),
+					 "; %lld forced by WAL since the last change and the load needs over %dx the size, so the cooldown is cut short",
+					 (long long) m->wal_forced_since_change,
+					 COOLDOWN_OVERRIDE_FACTOR);
 		}
 		if (target > cap)
 		{
@@ -474,6 +523,12 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	{
 		int64_t		target = needed;
 
+		/*
+		 * At most halve, as a shrink does: if the load itself stopped just
+		 * after the change, the slow shrink takes it from there.
+		 */
+		if (target < round_up_to_segment((current + 1) / 2, seg))
+			target = round_up_to_segment((current + 1) / 2, seg);
 		if (target < floor_mb)
 			target = floor_mb;
 		if (current > target + target / 5 &&
@@ -483,7 +538,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 			d->state.provisional = 0;
 			set_reason(d,
 					 "settling: whole checkpoint cycles at %lld MB need %lld MB; the first size came from a few seconds of WAL",
-					 (long long) current, (long long) target);
+					 (long long) current, (long long) needed);
 			return;
 		}
 		if (current <= target + target / 5)

@@ -88,6 +88,9 @@ typedef struct WalsizerMeasurements
 	bool		peak_covers_cycle;	/* peak_rate is over whole
 									 * checkpoint_timeouts measured at the
 									 * current size */
+	int64_t		wal_forced_since_change;	/* checkpoints forced by WAL
+											 * since the last size change,
+											 * at any sample */
 } WalsizerMeasurements;
 
 /* What the policy remembers between calls; the worker persists it. */

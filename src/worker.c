@@ -111,6 +111,7 @@ typedef struct WorkerState
 
 	XLogRecPtr	last_redo;
 	TimestampTz last_redo_move_at;	/* 0 until a checkpoint was seen */
+	int64		forced_since_change;	/* far redo moves since a size change */
 	int			max_wal_size_at_last_sample;
 	XLogRecPtr	insert_lsn;
 	uint64		wal_since_redo;
@@ -433,6 +434,7 @@ wsw_adopt(int64 old_mb, int64 new_mb, const char *how)
 	LWLockRelease(walsizer_shared->lock);
 
 	ws.known_mb = new_mb;
+	ws.forced_since_change = 0;
 	wsw_record(WALSIZER_ACTION_ADOPT, old_mb, new_mb, NULL, reason);
 }
 
@@ -625,6 +627,7 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 		 * full-page images) says little about the new one: measure afresh.
 		 */
 		wsw_restart_history();
+		ws.forced_since_change = 0;
 		ws.blocked_reported = false;
 		wsw_set_persistent_sizes(-1, d->new_mb, 0);
 		wsw_set_pending(d->new_mb);
@@ -734,7 +737,10 @@ wsw_sample(TimestampTz now)
 			XLByteToSeg(ws.last_redo, old_segment, wal_segment_size);
 			XLByteToSeg(redo, new_segment, wal_segment_size);
 			if (new_segment >= old_segment + Max(checkpoint_segments - 1, 1))
+			{
 				ws.window.far_redo_moves++;
+				ws.forced_since_change++;
+			}
 			ws.last_redo_move_at = now;
 		}
 		ws.last_redo = redo;
@@ -796,6 +802,7 @@ wsw_measurements(TimestampTz now, bool window_end, WalsizerMeasurements *m)
 		wsw_ring_at(&ws.history, 0)->at >=
 		(int64) CheckPointTimeout * USECS_PER_SEC;
 	m->seconds_to_timed_checkpoint = wsw_seconds_to_timed_checkpoint(now);
+	m->wal_forced_since_change = ws.forced_since_change;
 }
 
 static void
@@ -909,6 +916,7 @@ wsw_forget_load(TimestampTz now)
 {
 	wsw_restart_history();
 	ws.recent.count = 0;
+	ws.forced_since_change = 0;
 	wsw_start_window(now, 0);
 }
 

@@ -231,6 +231,7 @@ read_measurements(FuzzInput *in, WalsizerMeasurements *m)
 	m->recent_rate = fuzz_double(in);
 	m->peak_rate = fuzz_double(in);
 	m->seconds_to_timed_checkpoint = fuzz_double(in);
+	m->wal_forced_since_change = fuzz_int32(in);
 }
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -318,6 +318,7 @@ main(int argc, char **argv)
 	int64_t		window_requested = 0;
 	int64_t		window_forced = 0;
 	long		forced_total = 0;
+	int64_t		forced_since_change = 0;
 	long		forced_after_first_change = 0;
 	long		timed_total = 0;
 	long		manual_total = 0;
@@ -373,6 +374,7 @@ main(int argc, char **argv)
 			window_requested++;
 			window_forced++;
 			forced_total++;
+			forced_since_change++;
 			if (changes_total > 0)
 				forced_after_first_change++;
 		}
@@ -402,6 +404,7 @@ main(int argc, char **argv)
 			history_from = t - horizon_s;
 		m.peak_rate = peak_rate(lsn_at, history_from, t, timeout_s);
 		m.peak_covers_cycle = t - history_from >= timeout_s;
+		m.wal_forced_since_change = forced_since_change;
 		m.seconds_to_timed_checkpoint = (double) (timeout_s -
 												  (t - last_checkpoint_s) % timeout_s);
 		if (window_end)
@@ -432,6 +435,7 @@ main(int argc, char **argv)
 			s->current_mb = d.new_mb;
 			/* the worker's history starts with its next sample */
 			history_from = t + 1;
+			forced_since_change = 0;
 			if (s->current_mb > largest_mb)
 				largest_mb = s->current_mb;
 		}

@@ -149,11 +149,41 @@ needed_mb_applies_the_formula_with_headroom(void)
 	CHECK_EQ(walsizer_needed_mb(1 * (double) MB, &s), 720);
 	CHECK_EQ(walsizer_needed_mb(2 * (double) MB, &s), 1440);
 	CHECK_EQ(walsizer_needed_mb(4 * (double) MB, &s), 2864);
-	s.headroom = 0;
 	s.checkpoint_timeout_s = 30;
 	s.completion_target = 0.5;
-	/* 1.5 * 10 MB/s * 30 s = 450 MB, rounded up to 464 */
-	CHECK_EQ(walsizer_needed_mb(10 * (double) MB, &s), 464);
+	/* 1.5 * 10 MB/s * 30 s * 1.25 = 562.5 MB, rounded up to 576 */
+	CHECK_EQ(walsizer_needed_mb(10 * (double) MB, &s), 576);
+}
+
+static void
+needed_mb_fits_a_cycle_in_whole_segments(void)
+{
+	WalsizerSettings s = typical_settings();
+
+	s.checkpoint_timeout_s = 30;
+	s.completion_target = 0.5;
+	s.headroom = 0;
+
+	/*
+	 * 1.5 * 10 MB/s * 30 s = 450 MB, 464 in segments; but 464 MB (29
+	 * segments) triggers after 19 - 1 segments, 288 MB from the start of
+	 * the redo segment and 272 MB from its end: less than the 300 MB one
+	 * cycle writes.  512 MB triggers after 20 segments, 304 MB from the end.
+	 */
+	CHECK_EQ(walsizer_needed_mb(10 * (double) MB, &s), 512);
+	CHECK(walsizer_trigger_bytes(512, 16 * MB, 0.5) - 16 * MB >= 300 * MB);
+	CHECK(walsizer_trigger_bytes(496, 16 * MB, 0.5) - 16 * MB < 300 * MB);
+
+	/*
+	 * A small server: 1 MB/s with the default headroom and target is 72 MB
+	 * by the formula, 80 in segments, which triggers after one segment;
+	 * 128 MB is the first size that holds a 30 MB cycle.
+	 */
+	s.headroom = 0.25;
+	s.completion_target = 0.9;
+	CHECK_EQ(walsizer_needed_mb(1 * (double) MB, &s), 128);
+	CHECK(walsizer_trigger_bytes(128, 16 * MB, 0.9) - 16 * MB >= 30 * MB);
+	CHECK(walsizer_trigger_bytes(112, 16 * MB, 0.9) - 16 * MB < 30 * MB);
 }
 
 static void
@@ -314,6 +344,7 @@ main(void)
 	RUN_TEST(suite, trigger_bytes_never_exceeds_postgresql_forcing_distance);
 	RUN_TEST(suite, trigger_bytes_is_one_segment_when_every_boundary_triggers);
 	RUN_TEST(suite, needed_mb_applies_the_formula_with_headroom);
+	RUN_TEST(suite, needed_mb_fits_a_cycle_in_whole_segments);
 	RUN_TEST(suite, needed_mb_is_zero_for_unknown_rates);
 	RUN_TEST(suite, needed_mb_saturates_at_the_largest_max_wal_size);
 	RUN_TEST(suite, needed_mb_falls_back_for_nonsense_settings);

@@ -312,6 +312,87 @@ cooldown_counts_window_ends_not_samples(void)
 	CHECK_EQ(state.windows_since_change, 0);
 }
 
+/*
+ * After a first growth for a light load, a much heavier one (a bulk import)
+ * forces checkpoints at the new size; sample during the cooldown.
+ */
+static WalsizerMeasurements
+heavier_load_sample(double recent_mb_s, int64_t forced_since_change)
+{
+	WalsizerMeasurements m = quiet_sample();
+
+	m.wal_since_redo_bytes = 700 * MB;
+	m.recent_rate_valid = true;
+	m.recent_rate = recent_mb_s * (double) MB;
+	m.peak_rate = 2 * (double) MB;
+	m.seconds_to_timed_checkpoint = 200;
+	m.wal_forced_since_change = forced_since_change;
+	return m;
+}
+
+static void
+cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 8192;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.new_mb, 1440);
+	s.current_mb = d.new_mb;
+
+	/* 5 MB/s needs 3568 MB, over twice 1440, and checkpoints are forced */
+	m = heavier_load_sample(5, 1);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 3568);
+	CHECK_STR_CONTAINS(d.reason, "cooldown is cut short");
+	/* and this change starts a cooldown of its own */
+	CHECK_EQ(d.state.windows_since_change, -1);
+}
+
+static void
+cooldown_holds_for_a_heavier_projection_without_forced_checkpoints(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 8192;
+	d = decide(&s, &m, &state);
+	s.current_mb = d.new_mb;
+
+	/* a burst of full-page images projects a lot, but nothing was forced */
+	m = heavier_load_sample(5, 0);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1440);
+	CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown");
+}
+
+static void
+cooldown_holds_for_forced_checkpoints_of_a_slightly_heavier_load(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 8192;
+	d = decide(&s, &m, &state);
+	s.current_mb = d.new_mb;
+
+	/* 2.5 MB/s needs 1792 MB: more, but not twice 1440; wait */
+	m = heavier_load_sample(2.5, 3);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1440);
+	CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown");
+}
+
 static void
 counter_reset_window_makes_no_decision(void)
 {
@@ -383,6 +464,9 @@ main(void)
 	RUN_TEST(suite, first_change_needs_no_cooldown);
 	RUN_TEST(suite, cooldown_blocks_second_change_until_enough_windows_end);
 	RUN_TEST(suite, cooldown_counts_window_ends_not_samples);
+	RUN_TEST(suite, cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints);
+	RUN_TEST(suite, cooldown_holds_for_a_heavier_projection_without_forced_checkpoints);
+	RUN_TEST(suite, cooldown_holds_for_forced_checkpoints_of_a_slightly_heavier_load);
 	RUN_TEST(suite, counter_reset_window_makes_no_decision);
 	RUN_TEST(suite, counter_reset_window_does_not_count_towards_shrinking);
 	RUN_TEST(suite, grows_only_with_valid_window_length);

@@ -273,6 +273,30 @@ provisional_size_settles_once_whole_cycles_are_measured(void)
 	CHECK_EQ(state.provisional, 0);
 }
 
+/*
+ * A load that stopped right after a projected growth looks, to the settle
+ * step, like an overestimate; it comes down at most by half, and the slow
+ * shrink takes it from there.
+ */
+static void
+settling_at_most_halves(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* needs 720 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.baseline_mb = 64;
+	s.current_mb = 4096;
+	state.provisional = 1;
+	w.peak_covers_cycle = true;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 2048);
+	CHECK_STR_CONTAINS(d.reason, "settling");
+	CHECK_EQ(state.provisional, 0);
+}
+
 static void
 provisional_size_close_to_the_need_is_kept(void)
 {
@@ -306,6 +330,7 @@ main(void)
 	RUN_TEST(suite, no_shrink_when_already_at_the_floor);
 	RUN_TEST(suite, shrink_never_goes_below_the_dba_value_above_the_cap);
 	RUN_TEST(suite, provisional_size_settles_once_whole_cycles_are_measured);
+	RUN_TEST(suite, settling_at_most_halves);
 	RUN_TEST(suite, provisional_size_close_to_the_need_is_kept);
 	return unit_exit_status();
 }
