@@ -184,6 +184,14 @@ needed_mb_fits_a_cycle_in_whole_segments(void)
 	CHECK_EQ(walsizer_needed_mb(1 * (double) MB, &s), 128);
 	CHECK(walsizer_trigger_bytes(128, 16 * MB, 0.9) - 16 * MB >= 30 * MB);
 	CHECK(walsizer_trigger_bytes(112, 16 * MB, 0.9) - 16 * MB < 30 * MB);
+
+	/*
+	 * Any load at all needs three checkpoint segments: at two (80 MB and
+	 * less), entering the next segment already forces a checkpoint.
+	 */
+	CHECK_EQ(walsizer_needed_mb(0.001 * (double) MB, &s), 96);
+	CHECK_EQ(walsizer_checkpoint_segments(96, 16 * MB, 0.9), 3);
+	CHECK_EQ(walsizer_checkpoint_segments(80, 16 * MB, 0.9), 2);
 }
 
 static void
