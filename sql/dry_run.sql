@@ -51,6 +51,16 @@ SELECT max_wal_size_mb, pending_mb FROM walsizer.status();
 SELECT setting FROM pg_file_settings
  WHERE name = 'max_wal_size' AND sourcefile LIKE '%postgresql.auto.conf';
 
+-- a dry run keeps the cooldown, although checkpoints go on being forced at
+-- the size it does not change: advice changes at most once a window, never
+-- from one sample to the next
+UPDATE churn SET payload = repeat('v', 200);
+UPDATE churn SET payload = repeat('w', 200);
+UPDATE churn SET payload = repeat('u', 200);
+SELECT count(*) FILTER (WHERE gap < interval '1 second') AS advice_within_a_second
+  FROM (SELECT at - lag(at) OVER (ORDER BY at) AS gap
+          FROM walsizer.decisions() WHERE action = 'advise') AS advice;
+
 ALTER SYSTEM RESET walsizer.dry_run;
 ALTER SYSTEM RESET max_wal_size;
 SELECT pg_reload_conf();

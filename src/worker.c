@@ -802,7 +802,12 @@ wsw_measurements(TimestampTz now, bool window_end, WalsizerMeasurements *m)
 		wsw_ring_at(&ws.history, 0)->at >=
 		(int64) CheckPointTimeout * USECS_PER_SEC;
 	m->seconds_to_timed_checkpoint = wsw_seconds_to_timed_checkpoint(now);
-	m->wal_forced_since_change = ws.forced_since_change;
+	/*
+	 * A dry run never changes the size, so checkpoints go on being forced
+	 * at it and would cut every cooldown short: advice would follow each
+	 * sample's rate.  The cooldown override is for a size walsizer set.
+	 */
+	m->wal_forced_since_change = walsizer_dry_run ? 0 : ws.forced_since_change;
 }
 
 static void
