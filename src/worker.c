@@ -112,6 +112,8 @@ typedef struct WorkerState
 	XLogRecPtr	last_redo;
 	TimestampTz last_redo_move_at;	/* 0 until a checkpoint was seen */
 	int64		forced_since_change;	/* far redo moves since a size change */
+	bool		size_is_ours;	/* the size in effect is the last one
+								 * walsizer applied */
 	int			max_wal_size_at_last_sample;
 	XLogRecPtr	insert_lsn;
 	uint64		wal_since_redo;
@@ -435,6 +437,7 @@ wsw_adopt(int64 old_mb, int64 new_mb, const char *how)
 
 	ws.known_mb = new_mb;
 	ws.forced_since_change = 0;
+	ws.size_is_ours = false;
 	wsw_record(WALSIZER_ACTION_ADOPT, old_mb, new_mb, NULL, reason);
 }
 
@@ -577,6 +580,9 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 		return;
 	}
 
+	/* until the change below is applied, the old size is not walsizer's */
+	ws.size_is_ours = false;
+
 	if (walsizer_dry_run)
 	{
 		WalsizerRecord *latest;
@@ -628,6 +634,7 @@ wsw_act(const WalsizerDecision *d, const WalsizerMeasurements *m)
 		 */
 		wsw_restart_history();
 		ws.forced_since_change = 0;
+		ws.size_is_ours = true;
 		ws.blocked_reported = false;
 		wsw_set_persistent_sizes(-1, d->new_mb, 0);
 		wsw_set_pending(d->new_mb);
@@ -803,11 +810,13 @@ wsw_measurements(TimestampTz now, bool window_end, WalsizerMeasurements *m)
 		(int64) CheckPointTimeout * USECS_PER_SEC;
 	m->seconds_to_timed_checkpoint = wsw_seconds_to_timed_checkpoint(now);
 	/*
-	 * A dry run never changes the size, so checkpoints go on being forced
-	 * at it and would cut every cooldown short: advice would follow each
-	 * sample's rate.  The cooldown override is for a size walsizer set.
+	 * Checkpoints forced at a size walsizer chose show that choice was too
+	 * small, which may cut the cooldown short.  After an advice (dry run),
+	 * a failed ALTER SYSTEM or the DBA's own change the old size is still
+	 * in effect and goes on forcing them: that must not bypass the
+	 * cooldown, or every sample would decide again.
 	 */
-	m->wal_forced_since_change = walsizer_dry_run ? 0 : ws.forced_since_change;
+	m->wal_forced_since_change = ws.size_is_ours ? ws.forced_since_change : 0;
 }
 
 static void
