@@ -323,9 +323,11 @@ set key autotitle columnhead
 set multiplot layout 3,1 title 'Steady OLTP (pgbench scale 20, 4 clients, checkpoint\\_timeout 30s), repeat 1'
 set grid
 set key outside right
-# the same plot area in every panel, whatever the length of its legend
+# the same plot area and time axis in every panel, whatever the length of
+# its legend or the last progress line
 set lmargin at screen 0.08
 set rmargin at screen 0.72
+set xrange [0:{max(steady[c]['seconds'] or 0 for c in shown):.0f}]
 set ylabel 'TPS (per second)'
 set yrange [0:*]
 plot {tps_plot}
