@@ -173,9 +173,12 @@ walsizer_trigger_bytes(int64_t max_wal_size_mb, int64_t segment_bytes,
  * PostgreSQL counts the trigger in whole segments, rounded down, from the
  * start of the redo pointer's segment.  At sizes of a few segments that
  * rounding eats more than the headroom, and a size the formula calls
- * enough forces a checkpoint every cycle.  Add segments until one cycle's
- * WAL fits even when the redo pointer sits at the end of its segment.  At
- * any larger size the headroom already covers this and nothing is added.
+ * enough forces a checkpoint most cycles.  Add segments until one cycle's
+ * WAL fits with the redo pointer half way through its segment, where it
+ * is on average; the headroom covers the rest.  (Asking for the worst case,
+ * the end of the segment, would make any trickle of WAL need three
+ * checkpoint segments and lift an idle server off a small floor.)  At
+ * larger sizes the headroom already covers this and nothing is added.
  */
 static int64_t
 fit_whole_segments(int64_t size_mb, double cycle_bytes, const WalsizerSettings *s)
@@ -189,7 +192,7 @@ fit_whole_segments(int64_t size_mb, double cycle_bytes, const WalsizerSettings *
 		uint64_t	trigger = walsizer_trigger_bytes(size_mb, s->segment_bytes,
 													 s->completion_target);
 
-		if ((double) (trigger - seg_bytes) >= cycle_bytes)
+		if ((double) (trigger - seg_bytes / 2) >= cycle_bytes)
 			break;
 		size_mb += seg;
 	}

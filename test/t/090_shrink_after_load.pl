@@ -37,8 +37,10 @@ for my $step (@shrinks)
 	cmp_ok($step->{new_mb}, '>=', int(($step->{old_mb} + 1) / 2),
 		"$step->{old_mb} -> $step->{new_mb} MB: at most halved");
 	cmp_ok($step->{new_mb}, '>=', 32, 'never below the floor');
-	like($step->{reason}, qr/for 3 windows the load needed at most \d+ MB/,
-		'the reason explains the quiet windows');
+	# a size grown on a projection may settle before the quiet windows
+	like($step->{reason},
+		qr/for 3 windows the load needed at most \d+ MB|^settling: whole checkpoint cycles/,
+		'the reason explains the quiet windows or the settling');
 }
 # windows between changes: the decision times are at least one window apart
 my @times = split /\n/, $node->safe_psql('postgres',

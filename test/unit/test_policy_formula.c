@@ -167,12 +167,13 @@ needed_mb_fits_a_cycle_in_whole_segments(void)
 	/*
 	 * 1.5 * 10 MB/s * 30 s = 450 MB, 464 in segments; but 464 MB (29
 	 * segments) triggers after 19 - 1 segments, 288 MB from the start of
-	 * the redo segment and 272 MB from its end: less than the 300 MB one
-	 * cycle writes.  512 MB triggers after 20 segments, 304 MB from the end.
+	 * the redo segment and 280 MB from its middle: less than the 300 MB one
+	 * cycle writes.  512 MB triggers after 20 segments, 312 MB from the
+	 * middle; 480 and 496 MB, after 19 (296 MB).
 	 */
 	CHECK_EQ(walsizer_needed_mb(10 * (double) MB, &s), 512);
-	CHECK(walsizer_trigger_bytes(512, 16 * MB, 0.5) - 16 * MB >= 300 * MB);
-	CHECK(walsizer_trigger_bytes(496, 16 * MB, 0.5) - 16 * MB < 300 * MB);
+	CHECK(walsizer_trigger_bytes(512, 16 * MB, 0.5) - 8 * MB >= 300 * MB);
+	CHECK(walsizer_trigger_bytes(496, 16 * MB, 0.5) - 8 * MB < 300 * MB);
 
 	/*
 	 * A small server: 1 MB/s with the default headroom and target is 72 MB
@@ -182,16 +183,20 @@ needed_mb_fits_a_cycle_in_whole_segments(void)
 	s.headroom = 0.25;
 	s.completion_target = 0.9;
 	CHECK_EQ(walsizer_needed_mb(1 * (double) MB, &s), 128);
-	CHECK(walsizer_trigger_bytes(128, 16 * MB, 0.9) - 16 * MB >= 30 * MB);
-	CHECK(walsizer_trigger_bytes(112, 16 * MB, 0.9) - 16 * MB < 30 * MB);
+	CHECK(walsizer_trigger_bytes(128, 16 * MB, 0.9) - 8 * MB >= 30 * MB);
+	CHECK(walsizer_trigger_bytes(112, 16 * MB, 0.9) - 8 * MB < 30 * MB);
 
 	/*
-	 * Any load at all needs three checkpoint segments: at two (80 MB and
-	 * less), entering the next segment already forces a checkpoint.
+	 * A trickle of WAL fits in half a segment: the formula stands, and an
+	 * idle server can stay at a floor of two segments.
 	 */
-	CHECK_EQ(walsizer_needed_mb(0.001 * (double) MB, &s), 96);
-	CHECK_EQ(walsizer_checkpoint_segments(96, 16 * MB, 0.9), 3);
-	CHECK_EQ(walsizer_checkpoint_segments(80, 16 * MB, 0.9), 2);
+	CHECK_EQ(walsizer_needed_mb(0.001 * (double) MB, &s), 16);
+	CHECK_EQ(walsizer_needed_mb(0.2 * (double) MB, &s), 16);
+	/*
+	 * 0.3 MB/s: 9 MB a cycle, more than half a segment.  Up to 80 MB the
+	 * trigger is one segment away; 96 MB is three checkpoint segments.
+	 */
+	CHECK_EQ(walsizer_needed_mb(0.3 * (double) MB, &s), 96);
 }
 
 static void
