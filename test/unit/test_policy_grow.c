@@ -330,8 +330,12 @@ heavier_load_sample(double recent_mb_s, int64_t forced_since_change)
 	return m;
 }
 
-static void
-cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints(void)
+/*
+ * Grow once for 2 MB/s (to 1440 MB, below an 8 GB cap), then decide on a
+ * heavier_load_sample() while the cooldown of that growth runs.
+ */
+static WalsizerDecision
+decide_during_cooldown(double recent_mb_s, int64_t forced_since_change)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
@@ -343,9 +347,16 @@ cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints(void)
 	CHECK_EQ(d.new_mb, 1440);
 	s.current_mb = d.new_mb;
 
+	m = heavier_load_sample(recent_mb_s, forced_since_change);
+	return decide(&s, &m, &state);
+}
+
+static void
+cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints(void)
+{
 	/* 5 MB/s needs 3568 MB, over twice 1440, and checkpoints are forced */
-	m = heavier_load_sample(5, 1);
-	d = decide(&s, &m, &state);
+	WalsizerDecision d = decide_during_cooldown(5, 1);
+
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
 	CHECK_EQ(d.new_mb, 3568);
 	CHECK_STR_CONTAINS(d.reason, "cooldown is cut short");
@@ -356,18 +367,9 @@ cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints(void)
 static void
 cooldown_holds_for_a_heavier_projection_without_forced_checkpoints(void)
 {
-	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
-	WalsizerPolicyState state = fresh_state();
-	WalsizerDecision d;
-
-	s.max_mb = 8192;
-	d = decide(&s, &m, &state);
-	s.current_mb = d.new_mb;
-
 	/* a burst of full-page images projects a lot, but nothing was forced */
-	m = heavier_load_sample(5, 0);
-	d = decide(&s, &m, &state);
+	WalsizerDecision d = decide_during_cooldown(5, 0);
+
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 	CHECK_EQ(d.new_mb, 1440);
 	CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown");
@@ -376,18 +378,9 @@ cooldown_holds_for_a_heavier_projection_without_forced_checkpoints(void)
 static void
 cooldown_holds_for_forced_checkpoints_of_a_slightly_heavier_load(void)
 {
-	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
-	WalsizerPolicyState state = fresh_state();
-	WalsizerDecision d;
-
-	s.max_mb = 8192;
-	d = decide(&s, &m, &state);
-	s.current_mb = d.new_mb;
-
 	/* 2.5 MB/s needs 1792 MB: more, but not twice 1440; wait */
-	m = heavier_load_sample(2.5, 3);
-	d = decide(&s, &m, &state);
+	WalsizerDecision d = decide_during_cooldown(2.5, 3);
+
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 	CHECK_EQ(d.new_mb, 1440);
 	CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown");
