@@ -18,6 +18,7 @@ my $iterations = 6;
 my $window_s = 1;
 my $high_mb = 1024;
 my $low_mb = 64;
+my $append_slack_s = 0.2;
 
 # the killed postmaster must be reaped before it can start again
 ok(reap_orphans_here(), 'this test reaps the processes it kills');
@@ -81,6 +82,9 @@ for my $i (1 .. $iterations)
 	# it, a few milliseconds after the cap is lowered)
 	sleep(rand(1.5)) if $i % 2 == 0;
 	my $show_mb = setting_mb($node, 'max_wal_size');
+	# taken before the read: a decision timed while psql was still running
+	# may be listed after it, so only older ones must all have been seen
+	my $read_started_at = time;
 	my @seen = decisions();
 	my $seen_at = time;
 	if ($i % 2 == 1)
@@ -155,9 +159,20 @@ for my $i (1 .. $iterations)
 	my @too_old = grep { $_->[0] < $killed_at - $window_s - 1 } @missing;
 	is(scalar @too_old, 0,
 		"iteration $i: " . scalar(@missing) . " decisions lost, none older than the last window");
+	# a decision is timed just before it is appended to the history, so one
+	# timed a moment before the read can still be missing from it: allow
+	# $append_slack_s for a worker descheduled between the two
 	my %seen = map { join('|', @$_) => 1 } @seen;
-	my @invented = grep { !$seen{ join('|', @$_) } && $_->[0] < $seen_at } @restored;
-	is(scalar @invented, 0, "iteration $i: no restored decision is unknown");
+	my @invented = grep {
+		!$seen{ join('|', @$_) } && $_->[0] < $read_started_at - $append_slack_s
+	} @restored;
+	my $late = grep {
+		!$seen{ join('|', @$_) } && $_->[0] >= $read_started_at - $append_slack_s
+		  && $_->[0] < $seen_at
+	} @restored;
+	note("iteration $i: $late decisions timed while the history was read were listed after it");
+	is(scalar @invented, 0, "iteration $i: no restored decision is unknown")
+	  or diag(join("\n", 'unknown: ', map { join('|', @$_) } @invented));
 	# the ring keeps 64: decisions made since the restart push old ones out
 	my $made_since = @after - @restored;
 	my $expected = $loaded // 0;
