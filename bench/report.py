@@ -119,6 +119,10 @@ def peak_rate(samples, span_s):
 def load_run(rundir):
     meta = read_meta(os.path.join(rundir, "meta.csv"))
     samples = read_csv(os.path.join(rundir, "samples.csv"))
+    progress_path = os.path.join(rundir, "progress.csv")
+    progress = read_csv(progress_path) if os.path.exists(progress_path) else []
+    # the worst second: a stall of one or two seconds hides in the mean
+    per_second_lat = [num(p["lat_ms"]) for p in progress if num(p["lat_ms"]) is not None]
     checkpoints = read_csv(os.path.join(rundir, "checkpoints.csv"))
     decisions_path = os.path.join(rundir, "decisions.csv")
     decisions = read_csv(decisions_path) if os.path.exists(decisions_path) else []
@@ -141,6 +145,7 @@ def load_run(rundir):
         "tps": num(meta.get("pgbench_tps")),
         "lat_ms": num(meta.get("pgbench_lat_ms")),
         "lat_stddev_ms": num(meta.get("pgbench_lat_stddev_ms")),
+        "worst_second_lat_ms": max(per_second_lat) if per_second_lat else None,
         "work_s": num(meta.get("work_s")),
         "start_mb": num(meta.get("start_max_wal_size_mb")),
         "final_mb": num(meta.get("final_max_wal_size_mb")),
@@ -236,6 +241,7 @@ def scenario_table(scenario, runs):
         columns += [
             ("TPS", lambda rs: cell([r["tps"] for r in rs])),
             ("latency ms", lambda rs: cell([r["lat_ms"] for r in rs], 2)),
+            ("worst 1 s latency ms", lambda rs: cell([r["worst_second_lat_ms"] for r in rs])),
         ]
     if scenario in WORK_SCENARIOS:
         columns.append(("work s", lambda rs: cell([r["work_s"] for r in rs], 1)))
@@ -409,7 +415,7 @@ plot '{q['dir']}/samples.csv' every ::1 using 1:2 with steps lw 2 lc rgb '#1f77b
 def write_runs_csv(out, runs):
     keys = ["scenario", "config", "repeat", "seconds", "wal_mb", "fpi", "requested",
             "wal_forced", "timed", "last_forced_s", "tps", "lat_ms", "lat_stddev_ms",
-            "work_s", "start_mb", "final_mb", "max_mb", "peak_mb_s", "formula_mb",
+            "worst_second_lat_ms", "work_s", "start_mb", "final_mb", "max_mb", "peak_mb_s", "formula_mb",
             "ws_peak_mb_s", "ws_needed_mb", "changes", "first_change_s", "forced_after_change",
             "first_shrink_s"]
     with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
@@ -457,7 +463,8 @@ def report(out, runs, pngs):
               "`pg_stat_wal.wal_fpi` (reset at the start; PostgreSQL 15 does not count FPI bytes); "
               "requested and timed checkpoints from `pg_stat_bgwriter` (reset at the start); "
               "WAL-forced = `checkpoint starting: wal` lines in the server log; TPS and latency from "
-              "pgbench's final report; *last forced at* = seconds from the start to the last "
+              "pgbench's final report; *worst 1 s latency* = the highest of pgbench's per-second "
+              "(`--progress=1`) mean latencies; *last forced at* = seconds from the start to the last "
               "WAL-forced checkpoint; *peak WAL MB/s* = highest rate over any 30 s of the one-second "
               "LSN samples; *formula* = (1 + checkpoint_completion_target) × peak × checkpoint_timeout, "
               "the size that forces no checkpoint at that rate (walsizer adds its headroom, 25 %, on top: "

@@ -201,6 +201,9 @@ machine_file=$BENCH_WORK/machine.txt
     echo "disk under $BENCH_WORK: $(df -h --output=source,fstype,size,avail "$BENCH_WORK" | tail -n 1 | tr -s ' ')"
     echo "block devices: $(lsblk -d -n -o NAME,SIZE,ROTA,TYPE 2>/dev/null | tr -s ' ' | paste -sd ';' -)"
     echo "kernel: $(uname -r)"
+    # how much dirty page cache the kernel lets pile up before writing it
+    # back: with a large max_wal_size it decides the latency spikes
+    echo "kernel writeback: $(for k in dirty_background_bytes dirty_background_ratio dirty_bytes dirty_ratio dirty_expire_centisecs; do printf '%s=%s ' "$k" "$(cat /proc/sys/vm/$k)"; done)"
     echo "postgresql: $("$PG_BINDIR/postgres" --version)"
     # the library measured is the installed one; say which build it was
     echo "pg_walsizer: $pkglibdir/pg_walsizer.so of $(date -u -r "$pkglibdir/pg_walsizer.so" '+%Y-%m-%d %H:%M UTC'), source at commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)"
