@@ -163,13 +163,10 @@ for my $i (1 .. $iterations)
 	# timed a moment before the read can still be missing from it: allow
 	# $append_slack_s for a worker descheduled between the two
 	my %seen = map { join('|', @$_) => 1 } @seen;
-	my @invented = grep {
-		!$seen{ join('|', @$_) } && $_->[0] < $read_started_at - $append_slack_s
-	} @restored;
-	my $late = grep {
-		!$seen{ join('|', @$_) } && $_->[0] >= $read_started_at - $append_slack_s
-		  && $_->[0] < $seen_at
-	} @restored;
+	my @unseen = grep { !$seen{ join('|', @$_) } } @restored;
+	my $read_cutoff = $read_started_at - $append_slack_s;
+	my @invented = grep { $_->[0] < $read_cutoff } @unseen;
+	my $late = grep { $_->[0] >= $read_cutoff && $_->[0] < $seen_at } @unseen;
 	note("iteration $i: $late decisions timed while the history was read were listed after it");
 	is(scalar @invented, 0, "iteration $i: no restored decision is unknown")
 	  or diag(join("\n", 'unknown: ', map { join('|', @$_) } @invented));
