@@ -22,20 +22,13 @@
  *-------------------------------------------------------------------------
  */
 #include "policy.h"
+#include "size_units.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#define BYTES_PER_MB ((int64_t) 1024 * 1024)
-
-/*
- * No size the policy computes may exceed this.  It is max_wal_size's own
- * upper limit (INT_MAX MB, about 2 PB), so rounding and headroom can never
- * overflow an int64 or produce a value the server would reject.
- */
-#define SIZE_LIMIT_MB ((int64_t) 2147483647)
 
 /* Saturation value for the window counters kept in the state. */
 #define COUNTER_LIMIT 1000000

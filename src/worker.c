@@ -50,6 +50,7 @@
 
 #include "apply_setting.h"
 #include "policy.h"
+#include "size_units.h"
 #include "shared_state.h"
 #include "stats_reader.h"
 #include "walsizer.h"
@@ -76,7 +77,7 @@
 /* A forced checkpoint may start in one window and be counted in the next. */
 #define MAX_CARRIED_MOVES 2
 
-#define BYTES_PER_MB ((uint64) 1024 * 1024)
+
 
 typedef struct WalPoint
 {

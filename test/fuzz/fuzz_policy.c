@@ -34,11 +34,11 @@
 #include <stdlib.h>
 
 #include "policy.h"
+#include "size_units.h"
 #include "fuzz_input.h"
 
 #define MAX_STEPS 64
 #define SIZE_LIMIT_MB ((int64_t) 2147483647)
-#define BYTES_PER_MB ((int64_t) 1024 * 1024)
 
 static void
 violated(const char *promise, const WalsizerSettings *s,
