@@ -17,6 +17,7 @@ use Test::More;
 our @EXPORT = qw(
   walsizer_node status_value decision_rows wait_for wal_forced_checkpoints
   run_pgbench auto_conf_max_wal_size reset_checkpointer_sql server_major
+  growth_sql note_decisions
 );
 
 # A started node with pg_walsizer preloaded and the extension created.
@@ -75,6 +76,27 @@ sub decision_rows
 			wal_bytes => $f[6], window_s => $f[7], confirmed => $f[8],
 			reason => $f[9] };
 	}
+	return @rows;
+}
+
+# A growth: walsizer raised max_wal_size, to what the load needs ('grow')
+# or, when that is beyond walsizer.max or the disk cap, to the cap
+# ('capped').  A 'capped' decision that keeps the size is not a growth.
+sub growth_sql
+{
+	return "(action IN ('grow', 'capped') AND new_mb > old_mb)";
+}
+
+# Notes the decisions so far, oldest first, one line each (for diagnosis).
+sub note_decisions
+{
+	my ($node, $what) = @_;
+	my @rows = decision_rows($node);
+	note(($what // 'decisions') . ': ' . (@rows ? '' : 'none'));
+	note("  $_->{action} $_->{old_mb} -> $_->{new_mb} MB"
+		  . ($_->{confirmed} eq '' ? '' : " confirmed=$_->{confirmed}")
+		  . ": $_->{reason}")
+	  for @rows;
 	return @rows;
 }
 

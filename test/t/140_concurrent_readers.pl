@@ -71,20 +71,27 @@ SELECT check_that(enabled AND worker_pid IS NOT NULL, 'no worker')
    AND check_that((decisions_total = 0) = (last_action IS NULL), 'last action without decisions')
    AND check_that(next_action IS NOT NULL AND next_reason <> '', 'no plan')
 FROM walsizer.status();
+-- Each check counts the rows that break it (a NULL breaks it too), so that
+-- it also holds before the first decision, when there are no rows: a
+-- bool_and() over no rows is NULL, not true.
 SELECT check_that(count(*) <= 64, format('%s decisions', count(*)))
-   AND check_that(bool_and(action IN ('grow', 'capped', 'shrink', 'protect', 'adopt',
-                                      'error', 'blocked', 'unconfirmed', 'advise')),
+   AND check_that(count(*) FILTER (WHERE (action IN ('grow', 'capped', 'shrink', 'protect', 'adopt',
+                                      'error', 'blocked', 'unconfirmed', 'advise')) IS NOT TRUE) = 0,
                   'unknown action')
-   AND check_that(bool_and(action NOT IN ('grow', 'capped', 'shrink', 'protect')
+   AND check_that(count(*) FILTER (WHERE (action NOT IN ('grow', 'capped', 'shrink', 'protect')
                            OR (new_mb % 16 = 0 AND new_mb BETWEEN 32 AND 4096
-                               AND old_mb BETWEEN 32 AND 4096 AND confirmed IS NOT NULL)),
+                               AND old_mb BETWEEN 32 AND 4096 AND confirmed IS NOT NULL)) IS NOT TRUE) = 0,
                   'size change out of range')
-   AND check_that(bool_and(action <> 'grow' OR new_mb > old_mb), 'grow that does not grow')
-   AND check_that(bool_and(action <> 'shrink' OR new_mb < old_mb), 'shrink that does not shrink')
-   AND check_that(bool_and(wal_forced <= requested AND wal_bytes >= 0 AND window_s >= 0),
+   AND check_that(count(*) FILTER (WHERE (action <> 'grow' OR new_mb > old_mb) IS NOT TRUE) = 0,
+                  'grow that does not grow')
+   AND check_that(count(*) FILTER (WHERE (action <> 'shrink' OR new_mb < old_mb) IS NOT TRUE) = 0,
+                  'shrink that does not shrink')
+   AND check_that(count(*) FILTER (WHERE (wal_forced <= requested AND wal_bytes >= 0
+                                          AND window_s >= 0) IS NOT TRUE) = 0,
                   'decision figures inconsistent')
-   AND check_that(bool_and(reason <> ''), 'decision without reason')
-   AND check_that(bool_and(at >= previous_at OR previous_at IS NULL), 'decisions out of order')
+   AND check_that(count(*) FILTER (WHERE (reason <> '') IS NOT TRUE) = 0, 'decision without reason')
+   AND check_that(count(*) FILTER (WHERE (at >= previous_at OR previous_at IS NULL) IS NOT TRUE) = 0,
+                  'decisions out of order')
 FROM (SELECT d.*, lag(at) OVER (ORDER BY n) AS previous_at
       FROM walsizer.decisions() WITH ORDINALITY d(at, action, old_mb, new_mb, requested,
            timed, wal_forced, wal_bytes, window_s, confirmed, reason, n)) ds;
@@ -128,6 +135,9 @@ for my $burst (1 .. 3)
 	sleep 4 if $burst < 3;
 }
 my ($readers_rc, $readers_out, $readers_err) = finish_pgbench($readers);
+# how long the readers had decisions to check: from the first one on
+my $read_decisions_s = $node->safe_psql('postgres',
+	'SELECT coalesce(extract(epoch FROM now() - min(at)), 0) FROM walsizer.decisions()');
 my ($cadence_rc, undef, $cadence_err) = finish_pgbench($cadence);
 my $elapsed = time - $started;
 
@@ -178,6 +188,14 @@ cmp_ok($max_age, '<=', $allowed,
 		  . 'of %.2f s (at most %.2f s)', $window_s + 1, $stall, $max_age));
 cmp_ok(status_value($node, 'decisions_total'), '>', $decisions_before,
 	'the worker made decisions meanwhile');
+# the readers started before the first decision, so the checks of
+# decisions() held over no rows at first; the first load makes it decide
+# within seconds, and the readers must have checked rows for a good part of
+# the run
+cmp_ok($read_decisions_s, '>=', $seconds / 4,
+	sprintf('the readers read decisions for the last %.1f s of the %d s run',
+		$read_decisions_s, $seconds));
+note_decisions($node);
 is(status_value($node, 'worker_pid'), $pid, 'the same worker throughout');
 
 $node->stop;
