@@ -15,8 +15,9 @@
 #   regress  pg_regress, one result per test (Makefile's REGRESS, plus any
 #            sql/*.sql it does not list)
 #   tap      prove, one result per test/t/*.pl file
-#   unit, sim, and with --fuzz fuzz-smoke: one result per "ok - NAME" or
-#            "not ok - NAME" line of make unit / sim / fuzz-smoke
+#   unit, sim, and with --fuzz fuzz-smoke: one result per TAP test (unit
+#            test, trace, fuzzer), from the summary of prove, which make
+#            unit / sim / fuzz-smoke run
 #   bench-smoke  with --bench-smoke: every benchmark scenario for a few
 #            seconds (bench/run-bench.sh, as root, on the library just
 #            installed); one result: the scripts ran and left every
@@ -218,12 +219,17 @@ run_tap() {
     record tap "$passed" "$failed" "${skipped[*]:+skipped, not counted: ${skipped[*]}}"
 }
 
-# make unit / sim / fuzz-smoke print "ok - NAME" or "not ok - NAME" per check.
+# make unit / sim / fuzz-smoke end with prove's summary: "Files=F, Tests=T"
+# and, for each program that failed, "(Wstat: ... Tests: N Failed: K)". A
+# program that failed without a failed test (it died, its plan was wrong)
+# counts as one failure; so does a run that ends before prove's summary.
 run_pure() {
     local target=$1 rc=0 passed failed
     step "$logs/$target" "${as_user[@]}" make "${make_vars[@]}" "$target" || rc=$?
-    passed=$(grep -Ec '^ok( [0-9]+)? - ' "$logs/$target" || true)
-    failed=$(grep -Ec '^not ok( [0-9]+)? - ' "$logs/$target" || true)
+    read -r passed failed < <(awk '
+        /^Files=[0-9]+, Tests=[0-9]+,/ { split($2, t, /[=,]/); tests = t[2] }
+        /\(Wstat: .* Failed: [0-9]+\)$/ { f = $NF + 0; failing += f; failed += f ? f : 1 }
+        END { print tests - failing, failed + 0 }' "$logs/$target")
     if ((rc != 0 && failed == 0)); then
         record "$target" "$passed" 1 "make $target exited with status $rc"
     elif ((passed + failed == 0)); then

@@ -6,10 +6,12 @@
  * Each test is a void function named for the behaviour it specifies.  A
  * failed CHECK prints where it failed, the expression and, for the typed
  * comparisons, both values; the test goes on so that one run shows every
- * broken expectation.  run_test() prints "ok - suite/name" or
- * "not ok - suite/name", one line per test, so that a wrapper can count.
- * There is deliberately no framework: the tests must build wherever a C99
- * compiler does.
+ * broken expectation.  The output is TAP, which prove reads (make unit):
+ * RUN_TEST prints "ok N - suite/name" or "not ok N - suite/name", failed
+ * checks are "# " diagnostics on stderr, and unit_exit_status() prints the
+ * plan "1..N" last, so a program that dies part-way has no plan and fails
+ * even if every test it reached passed.  There is deliberately no
+ * framework: the tests must build wherever a C99 compiler does.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,13 +22,13 @@
 #include <string.h>
 
 static int	unit_checks_failed_in_test;
-static int	unit_tests_passed;
+static int	unit_tests_run;
 static int	unit_tests_failed;
 
 static void
 unit_report(const char *file, int line, const char *what)
 {
-	fprintf(stderr, "    %s:%d: %s\n", file, line, what);
+	fprintf(stderr, "# %s:%d: %s\n", file, line, what);
 	unit_checks_failed_in_test++;
 }
 
@@ -86,25 +88,24 @@ unit_run(const char *suite, const char *name, void (*test) (void))
 {
 	unit_checks_failed_in_test = 0;
 	test();
-	if (unit_checks_failed_in_test == 0)
-	{
-		unit_tests_passed++;
-		printf("ok - %s/%s\n", suite, name);
-	}
-	else
-	{
+	unit_tests_run++;
+	if (unit_checks_failed_in_test > 0)
 		unit_tests_failed++;
-		printf("not ok - %s/%s\n", suite, name);
-	}
+	printf("%s %d - %s/%s\n", unit_checks_failed_in_test == 0 ? "ok" : "not ok",
+		   unit_tests_run, suite, name);
 	fflush(stdout);
 }
 
 #define RUN_TEST(suite, test) unit_run(suite, #test, test)
 
-/* Exit status of a test program: non-zero when any test failed. */
+/*
+ * Ends a test program: prints the TAP plan and returns the exit status,
+ * non-zero when any test failed.
+ */
 static int
 unit_exit_status(void)
 {
+	printf("1..%d\n", unit_tests_run);
 	return unit_tests_failed == 0 ? 0 : 1;
 }
 
