@@ -16,6 +16,12 @@
  * slowly when the load has needed less than half the current size for a
  * long time, and never leaves [floor, cap] when it changes anything.
  *
+ * walsizer_decide() is a pipeline of named steps over one DecideContext.
+ * It first derives what every rule works with (the limits, what the load
+ * needs, the projection to the next timed checkpoint), then tries the rules
+ * in order of precedence; the first that decides ends the decision, and
+ * when none does the last step says why nothing was done.
+ *
  * This file is pure: no PostgreSQL headers, no globals, no I/O.  Sizes are
  * in MB, like the max_wal_size GUC; WAL volumes in bytes.
  *
@@ -33,6 +39,31 @@
 /* Saturation value for the window counters kept in the state. */
 #define COUNTER_LIMIT 1000000
 
+/* max_wal_size's own minimum, in segments: no cap or floor goes below it. */
+#define MIN_SIZE_SEGMENTS 2
+
+/*
+ * Fallbacks for settings that are NaN, infinite or negative, which only a
+ * caller's bug produces: PostgreSQL's defaults for
+ * checkpoint_completion_target (a fraction) and checkpoint_timeout (in
+ * seconds), and walsizer.headroom's default (a fraction of the need).
+ */
+#define FALLBACK_COMPLETION_TARGET 0.9
+#define FALLBACK_HEADROOM 0.25
+#define FALLBACK_CHECKPOINT_TIMEOUT_S 300.0
+
+/*
+ * Most segments fit_whole_segments() adds to a size.  A few are ever
+ * needed; the bound only guards against odd input.
+ */
+#define FIT_MAX_ADDED_SEGMENTS 64
+
+/*
+ * Largest WAL projection, in bytes (about 888 PB): far beyond any real WAL
+ * volume, yet below UINT64_MAX, so the conversion to uint64_t is defined.
+ */
+#define PROJECTED_BYTES_LIMIT 1e18
+
 /*
  * During the cooldown a growth still goes ahead when checkpoints are being
  * forced at the new size and the load needs at least this many times the
@@ -40,6 +71,27 @@
  * OLTP start), not the noise the cooldown damps.
  */
 #define COOLDOWN_OVERRIDE_FACTOR 2
+
+/*
+ * A window is quiet, and counts towards a shrink, when the current size is
+ * more than this many times what the load needs.  The reason texts and
+ * windows_below_half say "half".
+ */
+#define QUIET_SIZE_FACTOR 2
+
+/*
+ * A settle or a shrink divides the current size by at most this much
+ * (rounded up to a segment): it at most halves, so that a misjudged quiet
+ * spell costs one step, not the whole size.
+ */
+#define STEP_DOWN_DIVISOR 2
+
+/*
+ * A provisional size is settled only when it is more than
+ * 1 / SETTLE_MARGIN_DIVISOR (20 %) above what whole checkpoint cycles need;
+ * closer than that the difference is within the estimate's noise.
+ */
+#define SETTLE_MARGIN_DIVISOR 5
 
 static const char *const action_names[] = {
 	[WALSIZER_ACTION_NONE] = "none",
@@ -134,7 +186,8 @@ walsizer_checkpoint_segments(int64_t max_wal_size_mb, int64_t segment_bytes,
 
 	if (seg_mb < 1)
 		seg_mb = 1;
-	completion_target = sane_fraction(completion_target, 0.9);
+	completion_target = sane_fraction(completion_target,
+									  FALLBACK_COMPLETION_TARGET);
 	/* whole segments first, as XLogMBVarToSegs() does */
 	segments = (double) (clamp_size(max_wal_size_mb) / seg_mb);
 	checkpoint_segments = (int64_t) (segments / (1.0 + completion_target));
@@ -179,8 +232,9 @@ fit_whole_segments(int64_t size_mb, double cycle_bytes, const WalsizerSettings *
 	int64_t		seg = segment_mb(s);
 	uint64_t	seg_bytes = (uint64_t) seg * (uint64_t) BYTES_PER_MB;
 
-	/* a few segments at most; the bound only guards against odd input */
-	for (int i = 0; i < 64 && size_mb <= SIZE_LIMIT_MB - seg; i++)
+	for (int i = 0;
+		 i < FIT_MAX_ADDED_SEGMENTS && size_mb <= SIZE_LIMIT_MB - seg;
+		 i++)
 	{
 		uint64_t	trigger = walsizer_trigger_bytes(size_mb, s->segment_bytes,
 													 s->completion_target);
@@ -199,9 +253,11 @@ fit_whole_segments(int64_t size_mb, double cycle_bytes, const WalsizerSettings *
 int64_t
 walsizer_needed_mb(double bytes_per_s, const WalsizerSettings *s)
 {
-	double		completion_target = sane_fraction(s->completion_target, 0.9);
-	double		headroom = sane_fraction(s->headroom, 0.25);
-	double		timeout_s = sane_fraction(s->checkpoint_timeout_s, 300.0);
+	double		completion_target = sane_fraction(s->completion_target,
+												  FALLBACK_COMPLETION_TARGET);
+	double		headroom = sane_fraction(s->headroom, FALLBACK_HEADROOM);
+	double		timeout_s = sane_fraction(s->checkpoint_timeout_s,
+										  FALLBACK_CHECKPOINT_TIMEOUT_S);
 	double		needed_bytes;
 	double		needed_mb;
 
@@ -223,23 +279,6 @@ walsizer_policy_init_state(WalsizerPolicyState *state)
 	memset(state, 0, sizeof(*state));
 	/* nothing was changed yet, so the first change needs no cooldown */
 	state->windows_since_change = COUNTER_LIMIT;
-}
-
-/*
- * A change at a window end starts the count at 0; a change between window
- * ends belongs to the window in progress, whose end must not count towards
- * the cooldown, so it starts at -1.  Either way at most one change happens
- * per window.
- */
-static void
-note_change(WalsizerDecision *d, const WalsizerMeasurements *m,
-			WalsizerAction action, int64_t new_mb)
-{
-	d->action = action;
-	d->new_mb = new_mb;
-	d->state.windows_since_change = m->window_end ? 0 : -1;
-	d->state.windows_below_half = 0;
-	d->state.provisional = 0;
 }
 
 /* Bytes as whole MB for a reason text, safe for any double. */
@@ -270,56 +309,154 @@ set_reason(WalsizerDecision *d, const char *fmt,...)
 
 #define MB_OF(bytes) ((long long) ((bytes) / (uint64_t) BYTES_PER_MB))
 
-void
-walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
-				const WalsizerPolicyState *state, WalsizerDecision *d)
+/*
+ * Everything one decision works with: the caller's inputs, the decision
+ * being built (which carries the state to keep), and what the derivation
+ * steps compute once, before any rule runs.  The derived limits and sizes
+ * are also copied into the decision, which reports them.
+ */
+typedef struct DecideContext
 {
-	int64_t		seg = segment_mb(s);
-	int64_t		current = clamp_size(s->current_mb);
-	int64_t		cap;
-	int64_t		floor_mb;
-	int64_t		needed;
-	int64_t		projected_needed;
-	double		projection_rate;
-	double		rate;
-	int64_t		checkpoints;
-	bool		reactive;
-	bool		proactive;
-	int			cooldown = s->cooldown < 1 ? 1 : s->cooldown;
+	const WalsizerSettings *s;
+	const WalsizerMeasurements *m;
+	WalsizerDecision *d;
+
+	int64_t		seg_mb;			/* one WAL segment, at least 1 MB */
+	int64_t		current_mb;		/* max_wal_size now, within [0, limit] */
+	int			cooldown;		/* window ends between changes, >= 1 */
+	int64_t		cap_mb;			/* effective cap, whole segments */
+	int64_t		floor_mb;		/* effective floor, whole segments, <= cap */
+	double		sizing_rate;	/* bytes/s: worst rate of horizon and window */
+	int64_t		needed_mb;		/* what sizing_rate needs, 0 when unknown */
+	int64_t		projected_needed_mb;	/* what the recent rate needs when
+										 * worse, else needed_mb */
+} DecideContext;
+
+/* A growth that the evidence asks for, while it is being decided. */
+typedef struct GrowPlan
+{
+	bool		reactive;		/* WAL forced checkpoints in this window */
+	bool		proactive;		/* the next one is projected to be forced */
+	int64_t		target_mb;		/* whole segments, >= floor, maybe > cap */
+	char		evidence[WALSIZER_REASON_LEN];	/* how a reason starts */
+} GrowPlan;
+
+/*
+ * A change at a window end starts the count at 0; a change between window
+ * ends belongs to the window in progress, whose end must not count towards
+ * the cooldown, so it starts at -1.  Either way at most one change happens
+ * per window.
+ */
+static void
+note_change(DecideContext *c, WalsizerAction action, int64_t new_mb)
+{
+	c->d->action = action;
+	c->d->new_mb = new_mb;
+	c->d->state.windows_since_change = c->m->window_end ? 0 : -1;
+	c->d->state.windows_below_half = 0;
+	c->d->state.provisional = 0;
+}
+
+/* The smallest size a settle or a shrink may step down to from now. */
+static int64_t
+smallest_step_down_mb(const DecideContext *c)
+{
+	return round_up_to_segment((c->current_mb + STEP_DOWN_DIVISOR - 1) /
+							   STEP_DOWN_DIVISOR, c->seg_mb);
+}
+
+/*
+ * Start from "nothing to do": the decision keeps the current size and the
+ * state handed in, and the context holds the normalised basic settings.
+ */
+static void
+start_decision(DecideContext *c, const WalsizerSettings *s,
+			   const WalsizerMeasurements *m,
+			   const WalsizerPolicyState *state, WalsizerDecision *d)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->m = m;
+	c->d = d;
+	c->seg_mb = segment_mb(s);
+	c->current_mb = clamp_size(s->current_mb);
+	c->cooldown = s->cooldown < 1 ? 1 : s->cooldown;
 
 	memset(d, 0, sizeof(*d));
 	d->state = *state;
-	d->old_mb = current;
-	d->new_mb = current;
+	d->old_mb = c->current_mb;
+	d->new_mb = c->current_mb;
 	d->action = WALSIZER_ACTION_NONE;
+}
 
-	/* The effective cap: walsizer.max, or less when the disk is smaller. */
-	cap = s->max_mb;
-	d->cap_source = WALSIZER_CAP_SETTING;
-	if (s->disk_cap_mb > 0 && s->disk_cap_mb < cap)
+/*
+ * The effective cap: walsizer.max, or the disk's share of the WAL volume
+ * when that is lower (and known).  Rounded down to whole segments, and
+ * never below max_wal_size's own minimum.
+ */
+static void
+compute_cap(DecideContext *c)
+{
+	int64_t		cap = c->s->max_mb;
+
+	c->d->cap_source = WALSIZER_CAP_SETTING;
+	if (c->s->disk_cap_mb > 0 && c->s->disk_cap_mb < cap)
 	{
-		cap = s->disk_cap_mb;
-		d->cap_source = WALSIZER_CAP_DISK;
+		cap = c->s->disk_cap_mb;
+		c->d->cap_source = WALSIZER_CAP_DISK;
 	}
-	cap = round_down_to_segment(cap, seg);
-	if (cap < 2 * seg)
-		cap = 2 * seg;			/* max_wal_size's own minimum */
-	d->cap_mb = cap;
+	cap = round_down_to_segment(cap, c->seg_mb);
+	if (cap < MIN_SIZE_SEGMENTS * c->seg_mb)
+		cap = MIN_SIZE_SEGMENTS * c->seg_mb;
+	c->cap_mb = cap;
+	c->d->cap_mb = cap;
+}
 
-	/* The floor: walsizer.min, else the DBA's own value; never above cap. */
-	floor_mb = s->min_mb > 0 ? s->min_mb : s->baseline_mb;
-	floor_mb = round_up_to_segment(floor_mb, seg);
-	if (floor_mb < 2 * seg)
-		floor_mb = 2 * seg;
-	if (floor_mb > cap)
+/*
+ * The floor: walsizer.min, else the DBA's own value.  Rounded up to whole
+ * segments, at least max_wal_size's own minimum, and never above the cap
+ * (the decision records when it had to be clamped).
+ */
+static void
+compute_floor(DecideContext *c)
+{
+	int64_t		floor_mb = c->s->min_mb > 0 ? c->s->min_mb : c->s->baseline_mb;
+
+	floor_mb = round_up_to_segment(floor_mb, c->seg_mb);
+	if (floor_mb < MIN_SIZE_SEGMENTS * c->seg_mb)
+		floor_mb = MIN_SIZE_SEGMENTS * c->seg_mb;
+	if (floor_mb > c->cap_mb)
 	{
-		floor_mb = cap;
-		d->floor_clamped = true;
+		floor_mb = c->cap_mb;
+		c->d->floor_clamped = true;
 	}
-	d->floor_mb = floor_mb;
+	c->floor_mb = floor_mb;
+	c->d->floor_mb = floor_mb;
+}
 
-	/* What the load needs: the worst rate we know of, window included. */
-	rate = m->peak_rate;
+/* The limits every rule keeps to: cap first, since it bounds the floor. */
+static void
+compute_limits(DecideContext *c)
+{
+	compute_cap(c);
+	compute_floor(c);
+}
+
+/*
+ * What the load needs: the worst rate we know of, the horizon's peak or
+ * the window that just ended (unless its counters were reset, which makes
+ * its WAL meaningless).  needed_mb is 0 when no rate is known.
+ *
+ * A projection looks ahead with the recent rate.  Early in a load that is
+ * all there is: the horizon has not yet seen a whole checkpoint cycle of
+ * it, so projected_needed_mb sizes for whichever is worse.
+ */
+static void
+estimate_load(DecideContext *c)
+{
+	const WalsizerMeasurements *m = c->m;
+	double		rate = m->peak_rate;
+
 	if (m->window_end && m->window_s > 0 && !m->counters_reset)
 	{
 		double		window_rate = (double) m->wal_bytes / m->window_s;
@@ -327,28 +464,38 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		if (window_rate > rate)
 			rate = window_rate;
 	}
-	needed = walsizer_needed_mb(rate, s);
-	d->needed_mb = needed;
+	c->sizing_rate = rate;
+	c->needed_mb = walsizer_needed_mb(rate, c->s);
+	c->d->needed_mb = c->needed_mb;
 
-	/*
-	 * A projection looks ahead with the recent rate.  Early in a load that
-	 * is all there is: the horizon has not yet seen a whole checkpoint
-	 * cycle of it, so size for whichever is worse.
-	 */
-	projected_needed = needed;
+	c->projected_needed_mb = c->needed_mb;
 	if (m->recent_rate_valid && isfinite(m->recent_rate) &&
 		m->recent_rate > rate)
-		projected_needed = walsizer_needed_mb(m->recent_rate, s);
+		c->projected_needed_mb = walsizer_needed_mb(m->recent_rate, c->s);
+}
 
-	d->trigger_bytes = walsizer_trigger_bytes(current, s->segment_bytes,
-											  s->completion_target);
-	/*
-	 * Project with the average of whole checkpoint cycles once there are
-	 * some at this size: the seconds after a checkpoint are full of
-	 * full-page images and would overstate the rest of the cycle.  Before
-	 * that, the recent rate is all there is.  A heavier load still shows,
-	 * through the WAL since the redo pointer.
-	 */
+/*
+ * The WAL distance that forces a checkpoint at the current size, and the
+ * WAL expected by the next timed checkpoint (at most PROJECTED_BYTES_LIMIT;
+ * just the WAL since the redo pointer when there is nothing to project
+ * with).
+ *
+ * Project with the average of whole checkpoint cycles once there are some
+ * at this size: the seconds after a checkpoint are full of full-page
+ * images and would overstate the rest of the cycle.  Before that, the
+ * recent rate is all there is.  A heavier load still shows, through the
+ * WAL since the redo pointer.
+ */
+static void
+project_next_checkpoint(DecideContext *c)
+{
+	const WalsizerMeasurements *m = c->m;
+	double		projection_rate;
+
+	c->d->trigger_bytes = walsizer_trigger_bytes(c->current_mb,
+												 c->s->segment_bytes,
+												 c->s->completion_target);
+
 	projection_rate = m->recent_rate_valid && isfinite(m->recent_rate) ?
 		m->recent_rate : 0;
 	if (m->peak_covers_cycle && isfinite(m->peak_rate) && m->peak_rate > 0)
@@ -360,244 +507,437 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		double		projected = (double) m->wal_since_redo_bytes +
 			projection_rate * m->seconds_to_timed_checkpoint;
 
-		d->projected_bytes = projected < 1e18 ? (uint64_t) projected :
-			(uint64_t) 1e18;
+		c->d->projected_bytes = projected < PROJECTED_BYTES_LIMIT ?
+			(uint64_t) projected : (uint64_t) PROJECTED_BYTES_LIMIT;
 	}
 	else
-		d->projected_bytes = m->wal_since_redo_bytes;
+		c->d->projected_bytes = m->wal_since_redo_bytes;
+}
 
-	if (m->window_end && d->state.windows_since_change < COUNTER_LIMIT)
-		d->state.windows_since_change++;
+/*
+ * The cooldown counts window ends, not samples, up to COUNTER_LIMIT.  This
+ * happens before any rule, so that a change at this window end restarts
+ * the count from here.
+ */
+static void
+count_window_end(DecideContext *c)
+{
+	if (c->m->window_end && c->d->state.windows_since_change < COUNTER_LIMIT)
+		c->d->state.windows_since_change++;
+}
 
-	/*
-	 * 1. Protect the WAL volume.  Running out of space in pg_wal is a PANIC,
-	 * far worse than checkpoints, so a disk cap below the current size wins
-	 * over everything, cooldown included.
-	 */
-	if (s->disk_cap_mb > 0 && current > cap &&
-		current > round_down_to_segment(s->disk_cap_mb, seg))
-	{
-		note_change(d, m, WALSIZER_ACTION_PROTECT, cap);
-		d->warn = true;
-		set_reason(d,
-				 "free space on the WAL volume allows at most %lld MB; lowering max_wal_size from %lld MB to %lld MB to protect pg_wal",
-				 (long long) round_down_to_segment(s->disk_cap_mb, seg),
-				 (long long) current, (long long) cap);
-		return;
-	}
+/*
+ * Protect the WAL volume.  Running out of space in pg_wal is a PANIC, far
+ * worse than checkpoints, so a disk cap below the current size wins over
+ * everything, cooldown, floor and counter resets included: lower the size
+ * to the cap, with a warning.
+ */
+static bool
+step_protect_wal_volume(DecideContext *c)
+{
+	int64_t		disk_mb;
 
-	/*
-	 * walsizer.max was lowered below a size walsizer itself had set: come
-	 * back down, but never below the DBA's own value.
-	 */
-	if (current > cap && current > s->baseline_mb)
-	{
-		int64_t		target = s->baseline_mb > cap ?
-			round_up_to_segment(s->baseline_mb, seg) : cap;
+	if (c->s->disk_cap_mb <= 0 || c->current_mb <= c->cap_mb)
+		return false;
+	disk_mb = round_down_to_segment(c->s->disk_cap_mb, c->seg_mb);
+	if (c->current_mb <= disk_mb)
+		return false;
 
-		if (target < current)
-		{
-			note_change(d, m, WALSIZER_ACTION_SHRINK, target);
-			set_reason(d,
-					 "walsizer.max is %lld MB, below the %lld MB walsizer had set",
-					 (long long) cap, (long long) current);
-			return;
-		}
-	}
+	note_change(c, WALSIZER_ACTION_PROTECT, c->cap_mb);
+	c->d->warn = true;
+	set_reason(c->d,
+			   "free space on the WAL volume allows at most %lld MB; lowering max_wal_size from %lld MB to %lld MB to protect pg_wal",
+			   (long long) disk_mb, (long long) c->current_mb,
+			   (long long) c->cap_mb);
+	return true;
+}
 
-	if (m->window_end && m->counters_reset)
-	{
-		set_reason(d,
-				 "checkpoint statistics were reset during this window; it is not used for a decision");
-		return;
-	}
+/*
+ * walsizer.max was lowered below a size walsizer itself had set: come back
+ * down to the cap, but never below the DBA's own value.  A size above the
+ * cap that is the DBA's own is left alone.
+ */
+static bool
+step_follow_lowered_max(DecideContext *c)
+{
+	int64_t		baseline_mb = c->s->baseline_mb;
+	int64_t		target;
 
-	/* 2. Grow, on evidence only. */
-	checkpoints = m->timed + m->requested;
-	reactive = m->window_end && m->wal_forced > 0 &&
+	if (c->current_mb <= c->cap_mb || c->current_mb <= baseline_mb)
+		return false;
+	target = baseline_mb > c->cap_mb ?
+		round_up_to_segment(baseline_mb, c->seg_mb) : c->cap_mb;
+	if (target >= c->current_mb)
+		return false;
+
+	note_change(c, WALSIZER_ACTION_SHRINK, target);
+	set_reason(c->d,
+			   "walsizer.max is %lld MB, below the %lld MB walsizer had set",
+			   (long long) c->cap_mb, (long long) c->current_mb);
+	return true;
+}
+
+/*
+ * A window whose checkpoint statistics were reset measured nothing usable:
+ * decide nothing at its end, and leave the quiet-window count alone.
+ */
+static bool
+step_skip_reset_window(DecideContext *c)
+{
+	if (!c->m->window_end || !c->m->counters_reset)
+		return false;
+	set_reason(c->d,
+			   "checkpoint statistics were reset during this window; it is not used for a decision");
+	return true;
+}
+
+/*
+ * Is there evidence that the current size is too small?  Reactive: at a
+ * window end, at least walsizer.threshold (and at least one) checkpoints
+ * were forced by WAL, making at least walsizer.ratio of all checkpoints.
+ * Proactive: with a valid recent rate the next checkpoint is projected to
+ * be forced, and the load needs more than the current size.  When there is
+ * evidence, g->evidence starts the reason with it.
+ */
+static bool
+grow_find_evidence(const DecideContext *c, GrowPlan *g)
+{
+	const WalsizerSettings *s = c->s;
+	const WalsizerMeasurements *m = c->m;
+	int64_t		checkpoints = m->timed + m->requested;
+
+	g->reactive = m->window_end && m->wal_forced > 0 &&
 		m->wal_forced >= (s->threshold < 1 ? 1 : s->threshold) &&
 		checkpoints > 0 &&
 		(double) m->wal_forced / (double) checkpoints >= s->ratio;
-	proactive = m->recent_rate_valid &&
-		d->projected_bytes > d->trigger_bytes && projected_needed > current;
+	g->proactive = m->recent_rate_valid &&
+		c->d->projected_bytes > c->d->trigger_bytes &&
+		c->projected_needed_mb > c->current_mb;
 
-	if (reactive || proactive)
+	if (g->reactive)
+		snprintf(g->evidence, sizeof(g->evidence),
+				 "%lld of %lld checkpoints in the last %.0f s were forced by WAL",
+				 (long long) m->wal_forced, (long long) checkpoints,
+				 m->window_s);
+	else if (g->proactive)
+		snprintf(g->evidence, sizeof(g->evidence),
+				 "projected %lld MB of WAL before the next timed checkpoint; trigger is %lld MB",
+				 MB_OF(c->d->projected_bytes), MB_OF(c->d->trigger_bytes));
+	return g->reactive || g->proactive;
+}
+
+/*
+ * The size to grow to: what the projection needs when it is the evidence,
+ * else what the load needs.  Forced checkpoints prove the current size too
+ * small even when the rate says otherwise, so then it is at least one
+ * segment more.  Whole segments, never below the floor; the cap is applied
+ * later, so that the reason can still say what the load needs.
+ */
+static void
+grow_choose_target(const DecideContext *c, GrowPlan *g)
+{
+	int64_t		target = g->proactive ? c->projected_needed_mb : c->needed_mb;
+
+	if (g->reactive && target < c->current_mb + c->seg_mb)
+		target = c->current_mb + c->seg_mb;
+	target = round_up_to_segment(target, c->seg_mb);
+	if (target < c->floor_mb)
+		target = c->floor_mb;
+	g->target_mb = target;
+}
+
+/*
+ * During the cooldown a growth waits, and the reason says so; returns true
+ * then.  A much heavier load does not wait: checkpoints were forced since
+ * the last change and the target is at least COOLDOWN_OVERRIDE_FACTOR times
+ * the current size.  The evidence then says why the cooldown was cut short.
+ */
+static bool
+grow_waits_for_cooldown(const DecideContext *c, GrowPlan *g)
+{
+	bool		heavier_load;
+	size_t		used;
+
+	if (c->d->state.windows_since_change >= c->cooldown)
+		return false;
+
+	heavier_load = c->m->wal_forced_since_change > 0 &&
+		g->target_mb / COOLDOWN_OVERRIDE_FACTOR >= c->current_mb;
+	if (!heavier_load)
 	{
-		int64_t		target = proactive ? projected_needed : needed;
-		char		evidence[WALSIZER_REASON_LEN];
-
-		if (reactive)
-		{
-			if (target < current + seg)
-				target = current + seg;
-			snprintf(evidence, sizeof(evidence),
-					 "%lld of %lld checkpoints in the last %.0f s were forced by WAL",
-					 (long long) m->wal_forced, (long long) checkpoints,
-					 m->window_s);
-		}
-		else
-			snprintf(evidence, sizeof(evidence),
-					 "projected %lld MB of WAL before the next timed checkpoint; trigger is %lld MB",
-					 MB_OF(d->projected_bytes), MB_OF(d->trigger_bytes));
-		target = round_up_to_segment(target, seg);
-		if (target < floor_mb)
-			target = floor_mb;
-
-		if (d->state.windows_since_change < cooldown)
-		{
-			bool		heavier_load = m->wal_forced_since_change > 0 &&
-				target / COOLDOWN_OVERRIDE_FACTOR >= current;
-
-			if (!heavier_load)
-			{
-				set_reason(d,
-						 "%s; waiting for the cooldown before growing to %lld MB",
-						 evidence, (long long) (target < cap ? target : cap));
-				return;
-			}
-			/* say why the cooldown did not hold, in the evidence */
-			snprintf(evidence + strlen(evidence),
-					 sizeof(evidence) - strlen(evidence),
-					 "; %lld forced by WAL since the last change and the load needs over %dx the size, so the cooldown is cut short",
-					 (long long) m->wal_forced_since_change,
-					 COOLDOWN_OVERRIDE_FACTOR);
-		}
-		if (target > cap)
-		{
-			d->warn = true;
-			if (current >= cap)
-			{
-				if (d->state.cap_reported)
-				{
-					set_reason(d,
-							 "%s; the load needs %lld MB, still capped at %lld MB",
-							 evidence, (long long) target, (long long) cap);
-					d->warn = false;
-					return;
-				}
-				d->action = WALSIZER_ACTION_CAPPED;
-			}
-			else
-				note_change(d, m, WALSIZER_ACTION_CAPPED, cap);
-			d->state.cap_reported = 1;
-			set_reason(d,
-					 "%s; the load needs %lld MB but the cap (%s) is %lld MB",
-					 evidence, (long long) target,
-					 d->cap_source == WALSIZER_CAP_DISK ?
-					 "disk" : "walsizer.max",
-					 (long long) cap);
-			return;
-		}
-		if (target > current)
-		{
-			double		sized_rate = rate;
-
-			if (proactive && projected_needed > needed)
-				sized_rate = m->recent_rate;
-			note_change(d, m, WALSIZER_ACTION_GROW, target);
-			d->state.provisional = proactive && !reactive;
-			set_reason(d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
-					 evidence,
-					 (long long) mb_for_reason(sized_rate *
-											   sane_fraction(s->checkpoint_timeout_s, 300.0)),
-					 (long long) target);
-			return;
-		}
-	}
-	if (needed <= cap)
-		d->state.cap_reported = 0;
-
-	/*
-	 * 3. Settle a provisional size.  A projection sizes for the last few
-	 * seconds, which early in a load are full of full-page images; once
-	 * whole checkpoint cycles have been measured at the new size, come down
-	 * to what they need if that is clearly less.  This is not a shrink: the
-	 * load has not changed, the estimate has.
-	 */
-	if (m->window_end && d->state.provisional && m->peak_covers_cycle &&
-		needed > 0)
-	{
-		int64_t		target = needed;
-
-		/*
-		 * At most halve, as a shrink does: if the load itself stopped just
-		 * after the change, the slow shrink takes it from there.
-		 */
-		if (target < round_up_to_segment((current + 1) / 2, seg))
-			target = round_up_to_segment((current + 1) / 2, seg);
-		if (target < floor_mb)
-			target = floor_mb;
-		if (current > target + target / 5 &&
-			d->state.windows_since_change >= cooldown)
-		{
-			note_change(d, m, WALSIZER_ACTION_SHRINK, target);
-			d->state.provisional = 0;
-			set_reason(d,
-					 "settling: whole checkpoint cycles at %lld MB need %lld MB; the first size came from a few seconds of WAL",
-					 (long long) current, (long long) needed);
-			return;
-		}
-		if (current <= target + target / 5)
-			d->state.provisional = 0;
+		set_reason(c->d,
+				   "%s; waiting for the cooldown before growing to %lld MB",
+				   g->evidence,
+				   (long long) (g->target_mb < c->cap_mb ?
+								g->target_mb : c->cap_mb));
+		return true;
 	}
 
-	/* 4. Shrink, slowly, once the load has long needed less than half. */
-	if (m->window_end && s->shrink_after > 0)
+	used = strlen(g->evidence);
+	snprintf(g->evidence + used, sizeof(g->evidence) - used,
+			 "; %lld forced by WAL since the last change and the load needs over %dx the size, so the cooldown is cut short",
+			 (long long) c->m->wal_forced_since_change,
+			 COOLDOWN_OVERRIDE_FACTOR);
+	return false;
+}
+
+/*
+ * The load needs more than the cap: go up to the cap if not there yet, and
+ * warn, once.  While it stays capped, say so again without a warning or a
+ * new action, until the load fits under the cap (see step_grow).
+ */
+static void
+grow_to_cap(DecideContext *c, const GrowPlan *g)
+{
+	WalsizerDecision *d = c->d;
+
+	if (c->current_mb >= c->cap_mb && d->state.cap_reported)
 	{
-		/*
-		 * The floor was clamped to the cap above; a shrink must still never
-		 * go below the DBA's own value, even one above walsizer.max.
-		 */
-		int64_t		shrink_floor = floor_mb;
-
-		if (s->min_mb <= 0 && s->baseline_mb > shrink_floor)
-			shrink_floor = round_up_to_segment(s->baseline_mb, seg);
-
-		if (needed * 2 < current && current > shrink_floor)
-		{
-			if (d->state.windows_below_half < COUNTER_LIMIT)
-				d->state.windows_below_half++;
-		}
-		else
-			d->state.windows_below_half = 0;
-
-		if (d->state.windows_below_half >= s->shrink_after &&
-			d->state.windows_since_change >= cooldown)
-		{
-			int64_t		target = round_up_to_segment((current + 1) / 2, seg);
-
-			if (target < needed)
-				target = needed;
-			if (target < shrink_floor)
-				target = shrink_floor;
-			if (target < current)
-			{
-				note_change(d, m, WALSIZER_ACTION_SHRINK, target);
-				set_reason(d,
-						 "for %d windows the load needed at most %lld MB, under half of %lld MB",
-						 s->shrink_after, (long long) (needed > 0 ? needed : 0),
-						 (long long) current);
-				return;
-			}
-		}
+		set_reason(d, "%s; the load needs %lld MB, still capped at %lld MB",
+				   g->evidence, (long long) g->target_mb,
+				   (long long) c->cap_mb);
+		return;
 	}
 
-	/* 5. Nothing to do; say why. */
-	if (needed == 0)
-		set_reason(d,
-				 "no WAL load measured yet; max_wal_size %lld MB is kept",
-				 (long long) current);
-	else if (needed > current)
-		set_reason(d,
-				 "the peak rate would need %lld MB, but no checkpoint was forced and none is projected",
-				 (long long) needed);
-	else if (d->state.windows_below_half > 0)
-		set_reason(d,
-				 "the load needs %lld MB; %d of %d quiet windows before shrinking",
-				 (long long) needed, d->state.windows_below_half,
-				 s->shrink_after);
+	if (c->current_mb >= c->cap_mb)
+		d->action = WALSIZER_ACTION_CAPPED;
 	else
+		note_change(c, WALSIZER_ACTION_CAPPED, c->cap_mb);
+	d->warn = true;
+	d->state.cap_reported = 1;
+	set_reason(d, "%s; the load needs %lld MB but the cap (%s) is %lld MB",
+			   g->evidence, (long long) g->target_mb,
+			   d->cap_source == WALSIZER_CAP_DISK ? "disk" : "walsizer.max",
+			   (long long) c->cap_mb);
+}
+
+/*
+ * Grow to the target.  A size that only a projection asked for is
+ * provisional: it was sized from a few seconds of WAL, and is settled once
+ * whole checkpoint cycles have been measured at it.
+ */
+static void
+grow_to_target(DecideContext *c, const GrowPlan *g)
+{
+	double		sized_rate = c->sizing_rate;
+
+	if (g->proactive && c->projected_needed_mb > c->needed_mb)
+		sized_rate = c->m->recent_rate;
+	note_change(c, WALSIZER_ACTION_GROW, g->target_mb);
+	c->d->state.provisional = g->proactive && !g->reactive;
+	set_reason(c->d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
+			   g->evidence,
+			   (long long) mb_for_reason(sized_rate *
+										 sane_fraction(c->s->checkpoint_timeout_s,
+													   FALLBACK_CHECKPOINT_TIMEOUT_S)),
+			   (long long) g->target_mb);
+}
+
+/*
+ * Grow, on evidence only, within the cooldown (or its override) and the
+ * cap.  Evidence for a size no larger than the current one decides
+ * nothing.  When nothing grew and the load fits under the cap, a later
+ * capped growth is worth a warning again.
+ */
+static bool
+step_grow(DecideContext *c)
+{
+	GrowPlan	g;
+
+	if (grow_find_evidence(c, &g))
+	{
+		grow_choose_target(c, &g);
+		if (grow_waits_for_cooldown(c, &g))
+			return true;
+		if (g.target_mb > c->cap_mb)
+		{
+			grow_to_cap(c, &g);
+			return true;
+		}
+		if (g.target_mb > c->current_mb)
+		{
+			grow_to_target(c, &g);
+			return true;
+		}
+	}
+	if (c->needed_mb <= c->cap_mb)
+		c->d->state.cap_reported = 0;
+	return false;
+}
+
+/*
+ * Settle a provisional size.  A projection sizes for the last few seconds,
+ * which early in a load are full of full-page images; once whole
+ * checkpoint cycles have been measured at the new size, come down to what
+ * they need if the size is more than SETTLE_MARGIN_DIVISOR's margin above
+ * it, after the cooldown.  This is not a shrink: the load has not changed,
+ * the estimate has.  A size within the margin stops being provisional.
+ *
+ * At most halve, as a shrink does: if the load itself stopped just after
+ * the change, the slow shrink takes it from there.  Never below the floor.
+ */
+static bool
+step_settle_provisional(DecideContext *c)
+{
+	WalsizerDecision *d = c->d;
+	int64_t		target = c->needed_mb;
+	int64_t		settled_limit_mb;
+
+	if (!c->m->window_end || !d->state.provisional ||
+		!c->m->peak_covers_cycle || c->needed_mb <= 0)
+		return false;
+
+	if (target < smallest_step_down_mb(c))
+		target = smallest_step_down_mb(c);
+	if (target < c->floor_mb)
+		target = c->floor_mb;
+	settled_limit_mb = target + target / SETTLE_MARGIN_DIVISOR;
+
+	if (c->current_mb > settled_limit_mb &&
+		d->state.windows_since_change >= c->cooldown)
+	{
+		note_change(c, WALSIZER_ACTION_SHRINK, target);
 		set_reason(d,
-				 "the load needs %lld MB; max_wal_size %lld MB is enough",
-				 (long long) needed, (long long) current);
+				   "settling: whole checkpoint cycles at %lld MB need %lld MB; the first size came from a few seconds of WAL",
+				   (long long) c->current_mb, (long long) c->needed_mb);
+		return true;
+	}
+	if (c->current_mb <= settled_limit_mb)
+		d->state.provisional = 0;
+	return false;
+}
+
+/*
+ * The lowest size a shrink may reach: the floor, which was clamped to the
+ * cap, and yet never below the DBA's own value, even one above
+ * walsizer.max.
+ */
+static int64_t
+shrink_floor_mb(const DecideContext *c)
+{
+	if (c->s->min_mb <= 0 && c->s->baseline_mb > c->floor_mb)
+		return round_up_to_segment(c->s->baseline_mb, c->seg_mb);
+	return c->floor_mb;
+}
+
+/*
+ * Count consecutive quiet windows: the load needed less than half the
+ * current size (QUIET_SIZE_FACTOR) and there is room to shrink.  Any other
+ * window starts the count again.
+ */
+static void
+count_quiet_window(DecideContext *c, int64_t shrink_floor)
+{
+	WalsizerPolicyState *state = &c->d->state;
+
+	if (c->needed_mb * QUIET_SIZE_FACTOR < c->current_mb &&
+		c->current_mb > shrink_floor)
+	{
+		if (state->windows_below_half < COUNTER_LIMIT)
+			state->windows_below_half++;
+	}
+	else
+		state->windows_below_half = 0;
+}
+
+/*
+ * Shrink, slowly, once the load has needed less than half for
+ * walsizer.shrink_after consecutive windows (0 turns shrinking off) and
+ * the cooldown is over: by at most half, never below what the load needs
+ * nor below the shrink floor.
+ */
+static bool
+step_shrink_slowly(DecideContext *c)
+{
+	int64_t		shrink_floor;
+	int64_t		target;
+
+	if (!c->m->window_end || c->s->shrink_after <= 0)
+		return false;
+	shrink_floor = shrink_floor_mb(c);
+	count_quiet_window(c, shrink_floor);
+	if (c->d->state.windows_below_half < c->s->shrink_after ||
+		c->d->state.windows_since_change < c->cooldown)
+		return false;
+
+	target = smallest_step_down_mb(c);
+	if (target < c->needed_mb)
+		target = c->needed_mb;
+	if (target < shrink_floor)
+		target = shrink_floor;
+	if (target >= c->current_mb)
+		return false;
+
+	note_change(c, WALSIZER_ACTION_SHRINK, target);
+	set_reason(c->d,
+			   "for %d windows the load needed at most %lld MB, under half of %lld MB",
+			   c->s->shrink_after,
+			   (long long) (c->needed_mb > 0 ? c->needed_mb : 0),
+			   (long long) c->current_mb);
+	return true;
+}
+
+/* Nothing to do; say why, so that every decision has a reason. */
+static void
+explain_no_change(DecideContext *c)
+{
+	const WalsizerDecision *d = c->d;
+
+	if (c->needed_mb == 0)
+		set_reason(c->d,
+				   "no WAL load measured yet; max_wal_size %lld MB is kept",
+				   (long long) c->current_mb);
+	else if (c->needed_mb > c->current_mb)
+		set_reason(c->d,
+				   "the peak rate would need %lld MB, but no checkpoint was forced and none is projected",
+				   (long long) c->needed_mb);
+	else if (d->state.windows_below_half > 0)
+		set_reason(c->d,
+				   "the load needs %lld MB; %d of %d quiet windows before shrinking",
+				   (long long) c->needed_mb, d->state.windows_below_half,
+				   c->s->shrink_after);
+	else
+		set_reason(c->d,
+				   "the load needs %lld MB; max_wal_size %lld MB is enough",
+				   (long long) c->needed_mb, (long long) c->current_mb);
+}
+
+/*
+ * Derive what the load needs within which limits, then apply the rules in
+ * order of precedence; the first that decides ends the decision.
+ */
+void
+walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
+				const WalsizerPolicyState *state, WalsizerDecision *d)
+{
+	DecideContext c;
+
+	start_decision(&c, s, m, state, d);
+	compute_limits(&c);
+	estimate_load(&c);
+	project_next_checkpoint(&c);
+	count_window_end(&c);
+
+	if (step_protect_wal_volume(&c) ||
+		step_follow_lowered_max(&c) ||
+		step_skip_reset_window(&c) ||
+		step_grow(&c) ||
+		step_settle_provisional(&c) ||
+		step_shrink_slowly(&c))
+		return;
+	explain_no_change(&c);
+}
+
+/*
+ * Whether the caller keeps the state a decision hands back (and acts on
+ * the decision): at a window end, or when it changes the size or reports
+ * the cap.  A sample between window ends that decided nothing leaves the
+ * kept state as it was.
+ */
+bool
+walsizer_decision_keeps_state(const WalsizerMeasurements *m,
+							  const WalsizerDecision *d)
+{
+	return m->window_end || walsizer_changes_size(d->action) ||
+		d->action == WALSIZER_ACTION_CAPPED;
 }

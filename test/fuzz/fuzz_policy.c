@@ -38,7 +38,6 @@
 #include "fuzz_input.h"
 
 #define MAX_STEPS 64
-#define SIZE_LIMIT_MB ((int64_t) 2147483647)
 
 static void
 violated(const char *promise, const WalsizerSettings *s,

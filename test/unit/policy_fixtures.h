@@ -17,9 +17,9 @@
 #define WALSIZER_POLICY_FIXTURES_H
 
 #include "policy.h"
+#include "size_units.h"
 
 #define MB ((uint64_t) 1024 * 1024)
-#define SIZE_LIMIT_MB ((int64_t) 2147483647)
 
 static inline WalsizerSettings
 typical_settings(void)

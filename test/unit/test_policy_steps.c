@@ -1,0 +1,464 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_policy_steps.c
+ *		One behaviour of each step of walsizer_decide(), at its edges.
+ *
+ * walsizer_decide() derives the limits, what the load needs and the
+ * projection to the next timed checkpoint, then tries its rules in order:
+ * protect the WAL volume, follow a lowered walsizer.max, skip a window with
+ * reset counters, grow, settle a provisional size, shrink slowly, and
+ * otherwise say why nothing was done.  The other policy tests specify the
+ * rules' main behaviour; these pin each step's numbers at their boundary
+ * (the 20 % settle margin, "less than half", "at least twice", the
+ * projection's clamp, the counters' limit), so that a step that is deleted
+ * or subtly changed fails a test named for what it promised.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <math.h>
+
+#include "unit.h"
+#include "policy_fixtures.h"
+
+/* The window counters saturate where a fresh state starts its cooldown. */
+static int32_t
+counter_limit(void)
+{
+	return fresh_state().windows_since_change;
+}
+
+/* --- load estimate -------------------------------------------------- */
+
+static void
+reset_window_wal_is_not_part_of_the_need(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(4, 1, 0, 0);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	/* 4 MB/s in a window whose counters were reset; the horizon says 1 */
+	m.counters_reset = true;
+	m.peak_rate = 1 * (double) MB;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.needed_mb, 720);
+}
+
+/*
+ * With a completion target no server accepts, adding segments until a
+ * cycle fits would go on for hundreds of segments; it stops after 64.
+ * (1 + 100) * 1 MB/s * 300 s is 30300 MB, 30304 MB in segments; fitting a
+ * 300 MB cycle would take 33936 MB.
+ */
+static void
+whole_segment_fitting_stops_after_64_segments(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(1, 1, 0, 0);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.completion_target = 100;
+	s.headroom = 0;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.needed_mb, 30304 + 64 * 16);
+}
+
+/* --- projection ----------------------------------------------------- */
+
+static void
+projection_uses_the_whole_cycle_rate_once_measured(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	/* the last seconds run at 4 MB/s; whole cycles averaged 1 MB/s */
+	m.wal_since_redo_bytes = 100 * MB;
+	m.recent_rate_valid = true;
+	m.recent_rate = 4 * (double) MB;
+	m.peak_rate = 1 * (double) MB;
+	m.seconds_to_timed_checkpoint = 100;
+	d = decide(&s, &m, &state);
+	CHECK_UEQ(d.projected_bytes, 500 * MB);
+
+	m.peak_covers_cycle = true;
+	d = decide(&s, &m, &state);
+	CHECK_UEQ(d.projected_bytes, 200 * MB);
+}
+
+static void
+projection_without_a_valid_recent_rate_is_the_wal_since_redo(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	m.wal_since_redo_bytes = 100 * MB;
+	m.recent_rate_valid = false;
+	m.peak_rate = 1 * (double) MB;
+	m.peak_covers_cycle = true;
+	m.seconds_to_timed_checkpoint = 100;
+	d = decide(&s, &m, &state);
+	CHECK_UEQ(d.projected_bytes, 100 * MB);
+}
+
+static void
+projection_is_clamped_to_1e18_bytes(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	m.wal_since_redo_bytes = (uint64_t) 2000000000000000000ULL;
+	m.recent_rate_valid = true;
+	m.recent_rate = 1 * (double) MB;
+	m.seconds_to_timed_checkpoint = 100;
+	d = decide(&s, &m, &state);
+	CHECK_UEQ(d.projected_bytes, (uint64_t) 1000000000000000000ULL);
+}
+
+static void
+trigger_falls_back_to_the_default_completion_target(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	/* 1 GB at 0.9: 33 checkpoint segments, the trigger 32 segments away */
+	s.completion_target = NAN;
+	d = decide(&s, &m, &state);
+	CHECK_UEQ(d.trigger_bytes, 512 * MB);
+}
+
+/* --- state update --------------------------------------------------- */
+
+static void
+windows_since_change_saturates_at_the_counter_limit(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(1, 1, 0, 0);
+	WalsizerPolicyState state = fresh_state();
+
+	state.windows_since_change = counter_limit() - 1;
+	decide(&s, &m, &state);
+	CHECK_EQ(state.windows_since_change, counter_limit());
+	decide(&s, &m, &state);
+	CHECK_EQ(state.windows_since_change, counter_limit());
+}
+
+static void
+quiet_window_count_saturates_at_the_counter_limit(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements idle = window_at_rate(0, 1, 0, 0);
+	WalsizerPolicyState state = fresh_state();
+
+	s.current_mb = 4096;
+	s.shrink_after = 2000000000;	/* never reached */
+	state.windows_below_half = counter_limit() - 1;
+	decide(&s, &idle, &state);
+	CHECK_EQ(state.windows_below_half, counter_limit());
+	decide(&s, &idle, &state);
+	CHECK_EQ(state.windows_below_half, counter_limit());
+}
+
+/* --- protect the WAL volume and follow a lowered walsizer.max --------- */
+
+static void
+a_lowered_max_is_no_disk_emergency(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(1, 1, 0, 0);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	/* above walsizer.max, but the disk has room for the current size */
+	s.current_mb = 2048;
+	s.max_mb = 1024;
+	s.disk_cap_mb = 4096;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 1024);
+	CHECK(!d.warn);
+	CHECK_STR_CONTAINS(d.reason,
+					   "walsizer.max is 1024 MB, below the 2048 MB walsizer had set");
+}
+
+/* --- grow ----------------------------------------------------------- */
+
+static void
+proactive_growth_sizes_for_a_recent_rate_above_the_peak(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	/* 400 MB written, 4 MB/s for 100 s more: 800 MB, past the 512 MB trigger */
+	m.wal_since_redo_bytes = 400 * MB;
+	m.recent_rate_valid = true;
+	m.recent_rate = 4 * (double) MB;
+	m.peak_rate = 1 * (double) MB;
+	m.seconds_to_timed_checkpoint = 100;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.needed_mb, 720);
+	CHECK_EQ(d.new_mb, 2864);
+	CHECK_STR_CONTAINS(d.reason,
+					   "; 1200 MB of WAL per checkpoint_timeout needs 2864 MB");
+	CHECK_EQ(state.provisional, 1);
+}
+
+static void
+growth_with_forced_checkpoints_is_not_provisional(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	/* the projection crosses the trigger too */
+	m.wal_since_redo_bytes = 400 * MB;
+	m.recent_rate_valid = true;
+	m.recent_rate = 2 * (double) MB;
+	m.seconds_to_timed_checkpoint = 100;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 1440);
+	CHECK_EQ(state.provisional, 0);
+}
+
+static void
+grow_reason_uses_the_default_timeout_for_a_nonsense_one(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.checkpoint_timeout_s = NAN;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 1440);
+	CHECK_STR_CONTAINS(d.reason,
+					   "; 600 MB of WAL per checkpoint_timeout needs 1440 MB");
+}
+
+/*
+ * A sample just after a change to 1440 MB: checkpoints were forced since,
+ * and the projection asks for what recent_mb_s needs.
+ */
+static WalsizerDecision
+decide_just_after_a_change(double recent_mb_s)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+
+	s.current_mb = 1440;
+	s.max_mb = 8192;
+	state.windows_since_change = 0;
+	m.wal_since_redo_bytes = 700 * MB;
+	m.recent_rate_valid = true;
+	m.recent_rate = recent_mb_s * (double) MB;
+	m.peak_rate = 2 * (double) MB;
+	m.seconds_to_timed_checkpoint = 200;
+	m.wal_forced_since_change = 1;
+	return decide(&s, &m, &state);
+}
+
+static void
+cooldown_override_needs_at_least_twice_the_size(void)
+{
+	/* 4.02 MB/s needs 2880 MB, exactly twice 1440 */
+	WalsizerDecision d = decide_just_after_a_change(4.02);
+
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 2880);
+	CHECK_STR_CONTAINS(d.reason,
+					   "; 1 forced by WAL since the last change and the load needs over 2x the size, so the cooldown is cut short");
+
+	/* 4 MB/s needs 2864 MB, one segment short of twice */
+	d = decide_just_after_a_change(4);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_STR_CONTAINS(d.reason,
+					   "; waiting for the cooldown before growing to 2864 MB");
+}
+
+static void
+cooldown_reason_names_the_size_within_the_cap(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(4, 0, 2, 2);	/* 2864 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 2048;
+	s.cooldown = 3;
+	state.windows_since_change = 0;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_STR_CONTAINS(d.reason,
+					   "; waiting for the cooldown before growing to 2048 MB");
+}
+
+/* --- settle a provisional size --------------------------------------- */
+
+/*
+ * 2 MB/s needs 1440 MB; 20 % more is 1728 MB, a whole number of segments.
+ * At 1728 MB the provisional size is kept (and is no longer provisional);
+ * one segment more and it settles to 1440 MB.
+ */
+static void
+settle_margin_is_twenty_percent(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(2, 1, 0, 0);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	w.peak_covers_cycle = true;
+	s.current_mb = 1728;
+	state.provisional = 1;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(state.provisional, 0);
+
+	s.current_mb = 1744;
+	state = fresh_state();
+	state.provisional = 1;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 1440);
+	CHECK_STR_CONTAINS(d.reason,
+					   "settling: whole checkpoint cycles at 1744 MB need 1440 MB; the first size came from a few seconds of WAL");
+}
+
+static void
+settling_waits_for_the_cooldown(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* needs 720 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.current_mb = 2048;
+	s.cooldown = 2;
+	state.provisional = 1;
+	state.windows_since_change = 0;
+	w.peak_covers_cycle = true;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(state.provisional, 1);
+
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 1024);
+	CHECK_STR_CONTAINS(d.reason, "settling");
+}
+
+static void
+settling_happens_only_at_window_ends(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.current_mb = 2048;
+	state.provisional = 1;
+	m.peak_rate = 1 * (double) MB;
+	m.peak_covers_cycle = true;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(state.provisional, 1);
+}
+
+/* --- shrink slowly --------------------------------------------------- */
+
+static void
+quiet_means_needing_less_than_half(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* needs 720 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.baseline_mb = 64;
+	s.shrink_after = 1;
+
+	/* exactly half is not quiet */
+	s.current_mb = 1440;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(state.windows_below_half, 0);
+
+	s.current_mb = 1456;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 736);
+	CHECK_STR_CONTAINS(d.reason,
+					   "for 1 windows the load needed at most 720 MB, under half of 1456 MB");
+}
+
+/* --- say why nothing was done ---------------------------------------- */
+
+static void
+a_decision_to_do_nothing_says_why(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = quiet_sample();
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	d = decide(&s, &m, &state);
+	CHECK_STR_CONTAINS(d.reason,
+					   "no WAL load measured yet; max_wal_size 1024 MB is kept");
+
+	m = window_at_rate(4, 1, 0, 0);
+	d = decide(&s, &m, &state);
+	CHECK_STR_CONTAINS(d.reason,
+					   "the peak rate would need 2864 MB, but no checkpoint was forced and none is projected");
+
+	m = window_at_rate(1, 1, 0, 0);
+	d = decide(&s, &m, &state);
+	CHECK_STR_CONTAINS(d.reason,
+					   "the load needs 720 MB; max_wal_size 1024 MB is enough");
+
+	s.current_mb = 2048;
+	d = decide(&s, &m, &state);
+	CHECK_STR_CONTAINS(d.reason,
+					   "the load needs 720 MB; 1 of 12 quiet windows before shrinking");
+}
+
+int
+main(void)
+{
+	const char *suite = "policy_steps";
+
+	RUN_TEST(suite, reset_window_wal_is_not_part_of_the_need);
+	RUN_TEST(suite, whole_segment_fitting_stops_after_64_segments);
+	RUN_TEST(suite, projection_uses_the_whole_cycle_rate_once_measured);
+	RUN_TEST(suite, projection_without_a_valid_recent_rate_is_the_wal_since_redo);
+	RUN_TEST(suite, projection_is_clamped_to_1e18_bytes);
+	RUN_TEST(suite, trigger_falls_back_to_the_default_completion_target);
+	RUN_TEST(suite, windows_since_change_saturates_at_the_counter_limit);
+	RUN_TEST(suite, quiet_window_count_saturates_at_the_counter_limit);
+	RUN_TEST(suite, a_lowered_max_is_no_disk_emergency);
+	RUN_TEST(suite, proactive_growth_sizes_for_a_recent_rate_above_the_peak);
+	RUN_TEST(suite, growth_with_forced_checkpoints_is_not_provisional);
+	RUN_TEST(suite, grow_reason_uses_the_default_timeout_for_a_nonsense_one);
+	RUN_TEST(suite, cooldown_override_needs_at_least_twice_the_size);
+	RUN_TEST(suite, cooldown_reason_names_the_size_within_the_cap);
+	RUN_TEST(suite, settle_margin_is_twenty_percent);
+	RUN_TEST(suite, settling_waits_for_the_cooldown);
+	RUN_TEST(suite, settling_happens_only_at_window_ends);
+	RUN_TEST(suite, quiet_means_needing_less_than_half);
+	RUN_TEST(suite, a_decision_to_do_nothing_says_why);
+	return unit_exit_status();
+}
