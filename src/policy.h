@@ -140,5 +140,7 @@ extern uint64_t walsizer_trigger_bytes(int64_t max_wal_size_mb,
 extern int64_t walsizer_needed_mb(double bytes_per_s,
 								  const WalsizerSettings *settings);
 extern bool walsizer_changes_size(WalsizerAction action);
+extern bool walsizer_decision_keeps_state(const WalsizerMeasurements *m,
+										  const WalsizerDecision *d);
 
 #endif							/* WALSIZER_POLICY_H */

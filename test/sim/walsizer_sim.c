@@ -1,38 +1,38 @@
 /*-------------------------------------------------------------------------
  *
  * walsizer_sim.c
- *		Replays a WAL load trace against pg_walsizer's sizing policy.
+ *		Replays a WAL load trace against pg_walsizer's own measurement and
+ *		sizing code.
  *
- * The simulator links the very policy.c the worker runs and stands in for
- * everything around it: PostgreSQL's checkpoint triggers and the worker's
- * sampling.  It shows, for a described load, how many checkpoints WAL
- * volume would force and how max_wal_size would move, deterministically,
- * in a few milliseconds.
+ * The simulator links the very measure.c and policy.c the worker runs and
+ * stands in only for the server around them: PostgreSQL's checkpoints and
+ * the statistics the worker samples.  It shows, for a described load, how
+ * many checkpoints WAL volume would force and how max_wal_size would move,
+ * deterministically, in a few milliseconds.
  *
- * The model, one step per second:
+ * The server model, one step per walsizer.sample_interval:
  *	- WAL is written at the trace's rate, times fpi_factor for fpi_seconds
  *	  after each checkpoint start (full-page images make checkpoints feed
  *	  WAL).
- *	- A checkpoint moves the redo pointer to the insert position at once.
- *	  WAL volume forces one, as XLogCheckpointNeeded() does, when segment
- *	  redo_segment + CheckPointSegments - 1 has been filled; a timed one
- *	  starts checkpoint_timeout after the last start; a trace may also
- *	  inject manual CHECKPOINTs, which count as requested only.
- *	- The walsizer samples every second and measures as src/worker.c does:
- *	  the recent rate is the higher of the averages over the last 2 s and
- *	  the last 5 s (valid once 2 s are covered); the peak rate is the worst
- *	  average over one whole checkpoint_timeout within the horizon (4
- *	  windows, at least 2 checkpoint_timeouts), or the average over the
- *	  whole history while it is shorter than one checkpoint_timeout.  The
- *	  history starts over at every size change, because WAL measured at
- *	  the old size says little about the new one.  Every sample calls
- *	  walsizer_decide(); every window seconds the call is a window end
- *	  with the window's checkpoint counts.  Size changes apply at once.
+ *	- A checkpoint moves the redo pointer to the insert position when it
+ *	  starts.  WAL volume forces one, as XLogCheckpointNeeded() does, when
+ *	  segment redo_segment + CheckPointSegments - 1 has been filled; a
+ *	  timed one starts checkpoint_timeout after the last start; a trace may
+ *	  also inject manual CHECKPOINTs.  The statistics show a checkpoint
+ *	  only once it is done, report_delay seconds after it started: WAL-
+ *	  forced and manual ones raise the requested counter, timed ones the
+ *	  timed counter, exactly as the worker sees them.
+ *	- The worker's iteration: sample, measure (measure.c), decide
+ *	  (policy.c), keep the policy state as the worker keeps it, apply at
+ *	  once, end the window.  What the worker infers (which checkpoints WAL
+ *	  forced, the recent and peak rates, the window counts) is inferred
+ *	  here by the same code from the same kind of samples.
  *
  * Trace files: one directive per line, '#' starts a comment.
  *	Settings (defaults in parentheses):
  *		start_mb (1024)  baseline_mb (start_mb)  segment_mb (16)
  *		checkpoint_timeout (300)  completion_target (0.9)  window (300)
+ *		sample_interval_ms (1000)  report_delay (1)
  *		max_mb (4096)  min_mb (0)  disk_cap_mb (0)  threshold (2)
  *		ratio (0.33)  headroom (0.25)  shrink_after (12)  cooldown (1)
  *		fpi_factor (1)  fpi_seconds (0)  duration (sum of the phases)
@@ -53,17 +53,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "measure.h"
 #include "policy.h"
+#include "size_units.h"
 
-#define BYTES_PER_MB ((double) (1024 * 1024))
 #define MAX_PHASES 256
 #define MAX_RESETS 64
 #define MAX_CHANGES 200
-/* the worker's constants (src/worker.c), in whole seconds */
-#define RECENT_SECONDS 5
-#define RECENT_MIN_SECONDS 2
-#define HORIZON_WINDOWS 4
-#define HORIZON_MIN_CYCLES 2
+/* checkpoints started but not yet shown by the statistics */
+#define MAX_UNREPORTED 64
+#define USECS_PER_SECOND ((int64_t) 1000000)
 
 typedef struct Phase
 {
@@ -78,6 +77,8 @@ typedef struct Trace
 	WalsizerSettings settings;
 	long		window_s;
 	long		duration_s;
+	int			sample_interval_ms;
+	double		report_delay_s;
 	double		fpi_factor;
 	long		fpi_seconds;
 	long		manual_every_s;
@@ -124,6 +125,8 @@ parse_trace(const char *path, Trace *trace)
 	s->shrink_after = 12;
 	s->cooldown = 1;
 	trace->window_s = 300;
+	trace->sample_interval_ms = 1000;
+	trace->report_delay_s = 1;
 	trace->fpi_factor = 1;
 
 	while (fgets(line, sizeof(line), file))
@@ -157,6 +160,10 @@ parse_trace(const char *path, Trace *trace)
 			s->completion_target = a;
 		else if (strcmp(key, "window") == 0)
 			trace->window_s = (long) a;
+		else if (strcmp(key, "sample_interval_ms") == 0)
+			trace->sample_interval_ms = (int) a;
+		else if (strcmp(key, "report_delay") == 0)
+			trace->report_delay_s = a;
 		else if (strcmp(key, "max_mb") == 0)
 			s->max_mb = (int64_t) a;
 		else if (strcmp(key, "min_mb") == 0)
@@ -215,6 +222,10 @@ parse_trace(const char *path, Trace *trace)
 			trace->duration_s += trace->phases[i].seconds;
 	if (trace->window_s < 1)
 		die("window must be at least 1 s", path);
+	if (trace->sample_interval_ms < 100 || trace->sample_interval_ms > 60000)
+		die("sample_interval_ms must be between 100 and 60000", path);
+	if (trace->report_delay_s < 0)
+		die("report_delay must not be negative", path);
 }
 
 /* The trace's WAL rate in bytes/s during second t. */
@@ -236,92 +247,152 @@ load_at(const Trace *trace, long t)
 			double		progress = (double) offset / (double) phase->seconds;
 
 			return (phase->from_mb_s +
-					(phase->to_mb_s - phase->from_mb_s) * progress) * BYTES_PER_MB;
+					(phase->to_mb_s - phase->from_mb_s) * progress) * (double) BYTES_PER_MB;
 		}
 		offset -= phase->seconds;
 	}
 	return 0;
 }
 
+/* Is a statistics reset due in the step (from_us, to_us]? */
 static bool
-reset_in(const Trace *trace, long from_s, long to_s)
+reset_due(const Trace *trace, int64_t from_us, int64_t to_us)
 {
 	for (int i = 0; i < trace->nresets; i++)
-		if (trace->resets_at[i] >= from_s && trace->resets_at[i] < to_s)
+	{
+		int64_t		at_us = trace->resets_at[i] * USECS_PER_SECOND;
+
+		if (at_us > from_us && at_us <= to_us)
 			return true;
+	}
 	return false;
 }
 
-/*
- * The worker's peak rate: the worst average over one whole
- * checkpoint_timeout among the seconds history_from..now, or the average
- * over all of them while they span less; lsn_at[t] is the insert position
- * after second t.
- */
-static double
-peak_rate(const uint64_t *lsn_at, long history_from, long now, long timeout_s)
+typedef enum CheckpointKind
 {
-	double		peak = 0;
+	CHECKPOINT_TIMED,
+	CHECKPOINT_WAL,
+	CHECKPOINT_MANUAL
+} CheckpointKind;
 
-	if (now - history_from < 1)
-		return 0;
-	if (now - history_from < timeout_s)
-		return (double) (lsn_at[now] - lsn_at[history_from]) /
-			(double) (now - history_from);
-	for (long to = history_from + timeout_s; to <= now; to++)
+/*
+ * PostgreSQL as the worker sees it: WAL positions, the redo pointer and
+ * the cumulative checkpoint counters, which show a checkpoint only once it
+ * is done.
+ */
+typedef struct Server
+{
+	WalsizerSample stats;		/* what a sample reads */
+	int64_t		last_start_us;	/* the latest checkpoint start */
+	struct
 	{
-		double		rate = (double) (lsn_at[to] - lsn_at[to - timeout_s]) /
-			(double) timeout_s;
+		int64_t		done_at_us;
+		CheckpointKind kind;
+	}			unreported[MAX_UNREPORTED];
+	int			nunreported;
+	long		forced;			/* true counts, for the summary */
+	long		timed;
+	long		manual;
+} Server;
 
-		if (rate > peak)
-			peak = rate;
-	}
-	return peak;
+static void
+start_checkpoint(Server *server, const Trace *trace, int64_t now_us,
+				 CheckpointKind kind)
+{
+	server->stats.redo_lsn = server->stats.insert_lsn;
+	server->last_start_us = now_us;
+	if (server->nunreported == MAX_UNREPORTED)
+		die("too many checkpoints in flight", trace->name);
+	server->unreported[server->nunreported].done_at_us = now_us +
+		(int64_t) (trace->report_delay_s * USECS_PER_SECOND);
+	server->unreported[server->nunreported].kind = kind;
+	server->nunreported++;
+	if (kind == CHECKPOINT_WAL)
+		server->forced++;
+	else if (kind == CHECKPOINT_TIMED)
+		server->timed++;
+	else
+		server->manual++;
 }
 
-/* The worker's recent rate: the higher of the last 2 s and the last 5 s. */
-static bool
-recent_rate(const uint64_t *lsn_at, long now, double *rate)
+/* Bump the counters of checkpoints done by now_us. */
+static void
+report_checkpoints(Server *server, int64_t now_us)
 {
-	long		longest = now - RECENT_SECONDS < 0 ? 0 : now - RECENT_SECONDS;
+	int			kept = 0;
 
-	if (now - longest < RECENT_MIN_SECONDS)
-		return false;
-	*rate = (double) (lsn_at[now] - lsn_at[longest]) / (double) (now - longest);
+	for (int i = 0; i < server->nunreported; i++)
 	{
-		double		short_rate = (double) (lsn_at[now] - lsn_at[now - RECENT_MIN_SECONDS]) /
-			(double) RECENT_MIN_SECONDS;
-
-		if (short_rate > *rate)
-			*rate = short_rate;
+		if (server->unreported[i].done_at_us > now_us)
+		{
+			server->unreported[kept++] = server->unreported[i];
+			continue;
+		}
+		if (server->unreported[i].kind == CHECKPOINT_TIMED)
+			server->stats.timed++;
+		else
+			server->stats.requested++;
 	}
-	return true;
+	server->nunreported = kept;
+}
+
+/*
+ * One step of the server: write the WAL of (now_us - step_us, now_us],
+ * then start whatever checkpoint is due, as the checkpointer would.
+ */
+static void
+server_step(Server *server, const Trace *trace, const WalsizerSettings *s,
+			int64_t now_us, int64_t step_us)
+{
+	double		second = (double) (now_us - step_us) / USECS_PER_SECOND;
+	double		rate = load_at(trace, (long) floor(second));
+	uint64_t	segment_bytes = (uint64_t) s->segment_bytes;
+	int64_t		checkpoint_segments;
+
+	if (now_us - server->last_start_us <=
+		(int64_t) trace->fpi_seconds * USECS_PER_SECOND)
+		rate *= trace->fpi_factor;
+	server->stats.insert_lsn += (uint64_t) llround(rate * step_us / USECS_PER_SECOND);
+
+	/* XLogCheckpointNeeded(): segment redo + CheckPointSegments - 1 full */
+	checkpoint_segments = walsizer_checkpoint_segments(s->current_mb,
+													   s->segment_bytes,
+													   s->completion_target);
+	if (server->stats.insert_lsn / segment_bytes >=
+		server->stats.redo_lsn / segment_bytes + (uint64_t) checkpoint_segments)
+		start_checkpoint(server, trace, now_us, CHECKPOINT_WAL);
+	else if (now_us - server->last_start_us >=
+			 (int64_t) (s->checkpoint_timeout_s * USECS_PER_SECOND))
+		start_checkpoint(server, trace, now_us, CHECKPOINT_TIMED);
+	if (trace->manual_every_s > 0 &&
+		now_us / (trace->manual_every_s * USECS_PER_SECOND) !=
+		(now_us - step_us) / (trace->manual_every_s * USECS_PER_SECOND))
+		start_checkpoint(server, trace, now_us, CHECKPOINT_MANUAL);
+
+	report_checkpoints(server, now_us);
+	if (reset_due(trace, now_us - step_us, now_us))
+	{
+		server->stats.timed = 0;
+		server->stats.requested = 0;
+		server->stats.counters_reset_at = now_us;
+	}
+	server->stats.at_us = now_us;
+	server->stats.max_wal_size_mb = s->current_mb;
 }
 
 int
 main(int argc, char **argv)
 {
 	static Trace trace;
+	static Server server;
+	static WalsizerMeasure measure;
 	WalsizerSettings *s = &trace.settings;
+	WalsizerMeasureSettings set;
 	WalsizerPolicyState state;
-	uint64_t   *lsn_at;
-	uint64_t	insert = 0;
-	uint64_t	redo = 0;
-	uint64_t	segment_bytes;
-	long		timeout_s;
-	long		horizon_s;
-	long		history_from = 0;	/* first second the peak rate may use */
-	long		last_checkpoint_s = 0;
-	long		window_start_s = 0;
-	uint64_t	window_start_lsn = 0;
-	int64_t		window_timed = 0;
-	int64_t		window_requested = 0;
-	int64_t		window_forced = 0;
-	long		forced_total = 0;
-	int64_t		forced_since_change = 0;
-	long		forced_after_first_change = 0;
-	long		timed_total = 0;
-	long		manual_total = 0;
+	int64_t		step_us;
+	int64_t		duration_us;
+	bool		size_is_ours = false;
+	long		forced_before_first_change = 0;
 	long		capped_reports = 0;
 	int64_t		start_mb;
 	int64_t		largest_mb;
@@ -337,124 +408,77 @@ main(int argc, char **argv)
 	}
 	parse_trace(argv[1], &trace);
 	name = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
+	trace.name = name;
 
-	segment_bytes = (uint64_t) s->segment_bytes;
-	timeout_s = (long) s->checkpoint_timeout_s;
-	horizon_s = HORIZON_WINDOWS * trace.window_s;
-	if (horizon_s < HORIZON_MIN_CYCLES * timeout_s)
-		horizon_s = HORIZON_MIN_CYCLES * timeout_s;
-	lsn_at = calloc((size_t) trace.duration_s + 1, sizeof(uint64_t));
-	if (lsn_at == NULL)
-		die("out of memory", name);
+	set.segment_bytes = s->segment_bytes;
+	set.checkpoint_timeout_s = s->checkpoint_timeout_s;
+	set.completion_target = s->completion_target;
+	set.window_s = (double) trace.window_s;
+	set.sample_interval_ms = trace.sample_interval_ms;
+	step_us = (int64_t) trace.sample_interval_ms * 1000;
+	duration_us = (int64_t) trace.duration_s * USECS_PER_SECOND;
+
+	/* the worker starts with the server, just after a checkpoint */
+	server.stats.insert_lsn = server.stats.redo_lsn = (uint64_t) s->segment_bytes;
+	server.stats.max_wal_size_mb = s->current_mb;
+	walsizer_measure_start(&measure, &server.stats, &set);
 	walsizer_policy_init_state(&state);
 	start_mb = s->current_mb;
 	largest_mb = s->current_mb;
 
-	for (long t = 1; t <= trace.duration_s; t++)
+	for (int64_t now_us = step_us; now_us <= duration_us; now_us += step_us)
 	{
-		double		rate = load_at(&trace, t - 1);
-		int64_t		checkpoint_segments;
 		bool		window_end;
 		WalsizerMeasurements m;
 		WalsizerDecision d;
 
-		if (t - last_checkpoint_s <= trace.fpi_seconds)
-			rate *= trace.fpi_factor;
-		insert += (uint64_t) llround(rate);
+		server_step(&server, &trace, s, now_us, step_us);
 
-		/* WAL volume: segment redo_segment + CheckPointSegments - 1 filled */
-		checkpoint_segments = walsizer_checkpoint_segments(s->current_mb,
-														   s->segment_bytes,
-														   s->completion_target);
-		if (insert / segment_bytes >=
-			redo / segment_bytes + (uint64_t) checkpoint_segments)
-		{
-			redo = insert;
-			last_checkpoint_s = t;
-			window_requested++;
-			window_forced++;
-			forced_total++;
-			forced_since_change++;
-			if (changes_total > 0)
-				forced_after_first_change++;
-		}
-		else if (t - last_checkpoint_s >= timeout_s)
-		{
-			redo = insert;
-			last_checkpoint_s = t;
-			window_timed++;
-			timed_total++;
-		}
-		if (trace.manual_every_s > 0 && t % trace.manual_every_s == 0)
-		{
-			redo = insert;
-			last_checkpoint_s = t;
-			window_requested++;
-			manual_total++;
-		}
-		lsn_at[t] = insert;
-
-		/* the walsizer's sample */
-		window_end = t - window_start_s >= trace.window_s;
-		memset(&m, 0, sizeof(m));
-		m.window_end = window_end;
-		m.wal_since_redo_bytes = insert - redo;
-		m.recent_rate_valid = recent_rate(lsn_at, t, &m.recent_rate);
-		if (history_from < t - horizon_s)
-			history_from = t - horizon_s;
-		m.peak_rate = peak_rate(lsn_at, history_from, t, timeout_s);
-		m.peak_covers_cycle = t - history_from >= timeout_s;
-		m.wal_forced_since_change = forced_since_change;
-		m.seconds_to_timed_checkpoint = (double) (timeout_s -
-												  (t - last_checkpoint_s) % timeout_s);
-		if (window_end)
-		{
-			m.counters_reset = reset_in(&trace, window_start_s, t);
-			m.window_s = (double) (t - window_start_s);
-			m.timed = window_timed;
-			m.requested = window_requested;
-			m.wal_forced = window_forced;
-			m.wal_bytes = insert - window_start_lsn;
-		}
-
+		/* the worker's iteration, as wsw_iteration() runs it */
+		walsizer_measure_add(&measure, &server.stats, &set);
+		window_end = walsizer_measure_window_due(&measure);
+		walsizer_measure_get(&measure, window_end, size_is_ours, &set, &m);
 		walsizer_decide(s, &m, &state, &d);
-		state = d.state;
+		if (walsizer_decision_keeps_state(&m, &d))
+			state = d.state;
 		if (d.action == WALSIZER_ACTION_CAPPED && d.new_mb == d.old_mb)
 			capped_reports++;
 		if (d.new_mb != d.old_mb)
 		{
 			if (nchanges < MAX_CHANGES)
 			{
-				changes[nchanges].at_s = t;
+				changes[nchanges].at_s = (long) (now_us / USECS_PER_SECOND);
 				changes[nchanges].action = d.action;
 				changes[nchanges].old_mb = d.old_mb;
 				changes[nchanges].new_mb = d.new_mb;
 				nchanges++;
 			}
+			if (changes_total == 0)
+				forced_before_first_change = server.forced;
 			changes_total++;
+			/* applied at once; the worker measures afresh at a new size */
 			s->current_mb = d.new_mb;
-			/* the worker's history starts with its next sample */
-			history_from = t + 1;
-			forced_since_change = 0;
+			walsizer_measure_size_changed(&measure);
+			size_is_ours = true;
 			if (s->current_mb > largest_mb)
 				largest_mb = s->current_mb;
 		}
-
 		if (window_end)
-		{
-			window_start_s = t;
-			window_start_lsn = insert;
-			window_timed = window_requested = window_forced = 0;
-		}
+			walsizer_measure_end_window(&measure, &m, &set);
 	}
+	if (changes_total == 0)
+		forced_before_first_change = server.forced;
 
-	printf("trace %s: %ld s, start %lld MB, cap %lld MB, segment %lld MB, checkpoint_timeout %ld s, window %ld s\n",
+	printf("trace %s: %ld s, start %lld MB, cap %lld MB, segment %lld MB, checkpoint_timeout %.0f s, window %ld s, sample %d ms\n",
 		   name, trace.duration_s, (long long) start_mb,
-		   (long long) s->max_mb, (long long) (segment_bytes >> 20),
-		   timeout_s, trace.window_s);
-	printf("wal written: %.0f MB\n", (double) insert / BYTES_PER_MB);
+		   (long long) s->max_mb, (long long) (s->segment_bytes / BYTES_PER_MB),
+		   s->checkpoint_timeout_s, trace.window_s, trace.sample_interval_ms);
+	printf("wal written: %.0f MB\n",
+		   (double) (server.stats.insert_lsn - (uint64_t) s->segment_bytes) /
+		   (double) BYTES_PER_MB);
 	printf("checkpoints: %ld forced by WAL (%ld after the first change), %ld timed, %ld manual\n",
-		   forced_total, forced_after_first_change, timed_total, manual_total);
+		   server.forced, server.forced - forced_before_first_change,
+		   server.timed, server.manual);
 	printf("size changes: %ld; final %lld MB; largest %lld MB; cap reported without change %ld times\n",
 		   changes_total, (long long) s->current_mb, (long long) largest_mb,
 		   capped_reports);
@@ -464,6 +488,5 @@ main(int argc, char **argv)
 			   (long long) changes[i].old_mb, (long long) changes[i].new_mb);
 	if (changes_total > nchanges)
 		printf("  ... %ld more\n", changes_total - nchanges);
-	free(lsn_at);
 	return 0;
 }

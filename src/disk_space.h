@@ -1,0 +1,13 @@
+/*-------------------------------------------------------------------------
+ *
+ * disk_space.h
+ *		How much room the WAL volume gives max_wal_size.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_DISK_SPACE_H
+#define WALSIZER_DISK_SPACE_H
+
+extern int64 walsizer_measure_disk_cap_mb(double disk_fraction);
+
+#endif							/* WALSIZER_DISK_SPACE_H */

@@ -1,0 +1,439 @@
+/*-------------------------------------------------------------------------
+ *
+ * measure.c
+ *		From samples of the server to WalsizerMeasurements.
+ *
+ * Every sample adds the WAL insert position to two rings: "recent", one
+ * point per sample for the last seconds, and "history", thinned so that
+ * it spans the horizon (several windows, at least two checkpoint cycles).
+ * From them come the two rates the policy sizes with: the recent rate,
+ * which sees a new load within seconds, and the peak rate over whole
+ * checkpoint_timeouts, which is what a checkpoint cycle has to absorb.
+ *
+ * Only checkpoints started by WAL volume are evidence that max_wal_size is
+ * too small.  A CHECKPOINT command, a base backup or CREATE DATABASE also
+ * bumps the "requested" counter, so the redo pointer is watched too: a
+ * checkpoint forced by WAL starts only after the insert position entered
+ * segment redo_segment + CheckPointSegments - 1 (XLogCheckpointNeeded()),
+ * so consecutive redo pointers at least that far apart mark it.  A
+ * window's WAL-forced count is its requested count capped by such far
+ * moves; a move seen in one window whose counter lands in the next is
+ * carried over.
+ *
+ * Pure C: no PostgreSQL headers, no globals, no I/O, no allocation.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "measure.h"
+#include "size_units.h"
+
+#include <math.h>
+#include <string.h>
+
+#define USECS_PER_SECOND ((int64_t) 1000000)
+
+/*
+ * The horizon over which the peak rate is taken: several windows, and at
+ * least two checkpoint cycles so that it always holds whole cycles.
+ */
+#define HORIZON_WINDOWS 4
+#define HORIZON_MIN_CYCLES 2
+/*
+ * The recent rate is the higher of the rates over the last
+ * RECENT_MIN_SPAN and the last RECENT_SPAN: long enough to smooth one busy
+ * second, short enough to see a new load before its first forced
+ * checkpoint.  It needs RECENT_MIN_POINTS samples.
+ */
+#define RECENT_SPAN_US (5 * USECS_PER_SECOND)
+#define RECENT_MIN_SPAN_US (2 * USECS_PER_SECOND)
+#define RECENT_MIN_POINTS 3
+/* A forced checkpoint may start in one window and be counted in the next. */
+#define MAX_CARRIED_MOVES 2
+
+static double
+seconds_between(int64_t start_us, int64_t stop_us)
+{
+	return (double) (stop_us - start_us) / (double) USECS_PER_SECOND;
+}
+
+static int64_t
+seconds_to_us(double seconds)
+{
+	return (int64_t) (seconds * (double) USECS_PER_SECOND);
+}
+
+static double
+timeout_s(const WalsizerMeasureSettings *set)
+{
+	return set->checkpoint_timeout_s > 0 ? set->checkpoint_timeout_s : 300.0;
+}
+
+/* --- WAL position rings ------------------------------------------------ */
+
+static void
+ring_clear(WalRing *ring, int capacity)
+{
+	ring->capacity = capacity;
+	ring->count = 0;
+	ring->next = 0;
+}
+
+static const WalPoint *
+ring_at(const WalRing *ring, int i)
+{
+	int			oldest = (ring->next - ring->count + ring->capacity) %
+		ring->capacity;
+
+	return &ring->points[(oldest + i) % ring->capacity];
+}
+
+static const WalPoint *
+ring_newest(const WalRing *ring)
+{
+	return ring_at(ring, ring->count - 1);
+}
+
+static void
+ring_push(WalRing *ring, int64_t at_us, uint64_t lsn)
+{
+	ring->points[ring->next].at_us = at_us;
+	ring->points[ring->next].lsn = lsn;
+	ring->next = (ring->next + 1) % ring->capacity;
+	if (ring->count < ring->capacity)
+		ring->count++;
+}
+
+/* Forget points older than oldest_kept_us, always keeping two. */
+static void
+ring_trim(WalRing *ring, int64_t oldest_kept_us)
+{
+	while (ring->count > 2 && ring_at(ring, 0)->at_us < oldest_kept_us)
+		ring->count--;
+}
+
+static int64_t
+ring_span_us(const WalRing *ring)
+{
+	if (ring->count < 2)
+		return 0;
+	return ring_newest(ring)->at_us - ring_at(ring, 0)->at_us;
+}
+
+static double
+rate_between(const WalPoint *from, const WalPoint *to)
+{
+	double		span_s = seconds_between(from->at_us, to->at_us);
+
+	if (span_s <= 0 || to->lsn < from->lsn)
+		return 0;
+	return (double) (to->lsn - from->lsn) / span_s;
+}
+
+/* --- Rates ---------------------------------------------------------------- */
+
+static double
+horizon_s(const WalsizerMeasureSettings *set)
+{
+	double		by_windows = HORIZON_WINDOWS * set->window_s;
+	double		by_cycles = HORIZON_MIN_CYCLES * timeout_s(set);
+
+	return by_windows > by_cycles ? by_windows : by_cycles;
+}
+
+/*
+ * The worst WAL rate over one checkpoint_timeout in the horizon: what a
+ * checkpoint cycle has to absorb.  Only whole checkpoint_timeout stretches
+ * count, because the WAL right after a checkpoint is inflated by full-page
+ * images and a short stretch would overstate the cycle.  Until the history
+ * covers one checkpoint_timeout, the average over all of it stands in.
+ */
+static double
+peak_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
+{
+	int64_t		cycle_us = seconds_to_us(timeout_s(set));
+	double		peak = 0;
+	int			from = 0;
+
+	if (ring->count < 2)
+		return 0;
+	if (ring_span_us(ring) < cycle_us)
+		return rate_between(ring_at(ring, 0), ring_newest(ring));
+
+	for (int to = 1; to < ring->count; to++)
+	{
+		const WalPoint *end = ring_at(ring, to);
+
+		/* the latest start at least one checkpoint_timeout before the end */
+		while (from + 1 < to &&
+			   end->at_us - ring_at(ring, from + 1)->at_us >= cycle_us)
+			from++;
+		if (end->at_us - ring_at(ring, from)->at_us >= cycle_us)
+		{
+			double		rate = rate_between(ring_at(ring, from), end);
+
+			if (rate > peak)
+				peak = rate;
+		}
+	}
+	return peak;
+}
+
+/*
+ * The recent rate: the higher of the last RECENT_MIN_SPAN and the last
+ * RECENT_SPAN.  When a load starts, the longer span still holds idle
+ * seconds and would undersize the first change; when it stops, the longer
+ * span remembers it a little longer.  False until the samples span
+ * RECENT_MIN_SPAN: a fraction of a second says nothing about the next
+ * minutes.
+ */
+static bool
+recent_rate(const WalRing *ring, double *rate)
+{
+	const WalPoint *newest;
+	int			longest = 0;
+	int			shortest;
+	double		long_rate;
+	double		short_rate;
+
+	if (ring->count < RECENT_MIN_POINTS)
+		return false;
+	newest = ring_newest(ring);
+	while (longest < ring->count - RECENT_MIN_POINTS &&
+		   newest->at_us - ring_at(ring, longest)->at_us > RECENT_SPAN_US)
+		longest++;
+	if (newest->at_us - ring_at(ring, longest)->at_us < RECENT_MIN_SPAN_US)
+		return false;
+
+	/* the latest point at least RECENT_MIN_SPAN before the newest */
+	shortest = longest;
+	while (shortest + 1 < ring->count &&
+		   newest->at_us - ring_at(ring, shortest + 1)->at_us >= RECENT_MIN_SPAN_US)
+		shortest++;
+
+	long_rate = rate_between(ring_at(ring, longest), newest);
+	short_rate = rate_between(ring_at(ring, shortest), newest);
+	*rate = long_rate > short_rate ? long_rate : short_rate;
+	return true;
+}
+
+/* Seconds until the checkpointer's next timed checkpoint, as best we know. */
+static double
+seconds_to_timed_checkpoint(const WalsizerMeasure *ms,
+							const WalsizerMeasureSettings *set)
+{
+	double		cycle_s = timeout_s(set);
+	double		elapsed;
+
+	if (ms->last_redo_move_at_us == 0)
+		return cycle_s;			/* unknown: assume a whole cycle */
+	elapsed = seconds_between(ms->last_redo_move_at_us, ms->latest.at_us);
+	/* skipped (idle) timed checkpoints restart the clock without a move */
+	return cycle_s - fmod(elapsed > 0 ? elapsed : 0, cycle_s);
+}
+
+/* --- Samples --------------------------------------------------------------- */
+
+static bool
+counters_were_reset(const WalsizerSample *before, const WalsizerSample *after)
+{
+	return after->timed < before->timed ||
+		after->requested < before->requested ||
+		after->counters_reset_at != before->counters_reset_at;
+}
+
+/*
+ * Did the redo pointer move far enough for WAL volume to have forced the
+ * checkpoint?  The trigger is counted at the size in effect before the
+ * move, since that is the size the checkpointer compared against.
+ */
+static bool
+redo_move_was_far(uint64_t old_redo, uint64_t new_redo, int64_t max_wal_size_mb,
+				  const WalsizerMeasureSettings *set)
+{
+	uint64_t	segment_bytes = set->segment_bytes >= BYTES_PER_MB ?
+		(uint64_t) set->segment_bytes : (uint64_t) BYTES_PER_MB;
+	int64_t		checkpoint_segments =
+		walsizer_checkpoint_segments(max_wal_size_mb, set->segment_bytes,
+									 set->completion_target);
+	/* max(CheckPointSegments - 1, 1) segments */
+	uint64_t	far = (uint64_t) (checkpoint_segments > 2 ? checkpoint_segments - 1 : 1);
+
+	return new_redo / segment_bytes >= old_redo / segment_bytes + far;
+}
+
+static void
+start_window(WalsizerMeasure *ms, int64_t carried_moves,
+			 const WalsizerMeasureSettings *set)
+{
+	ms->window.at_us = ms->latest.at_us;
+	ms->window.insert_lsn = ms->latest.insert_lsn;
+	ms->window.sample = ms->latest;
+	ms->window.far_redo_moves = carried_moves < MAX_CARRIED_MOVES ?
+		carried_moves : MAX_CARRIED_MOVES;
+	ms->window.reset_seen = false;
+	ms->next_window_at_us = ms->window.at_us + seconds_to_us(set->window_s);
+}
+
+/* Begin measuring at the first sample: empty history, a new window. */
+void
+walsizer_measure_start(WalsizerMeasure *ms, const WalsizerSample *first,
+					   const WalsizerMeasureSettings *set)
+{
+	memset(ms, 0, sizeof(*ms));
+	ring_clear(&ms->history, MEASURE_HISTORY_POINTS);
+	ring_clear(&ms->recent, MEASURE_RECENT_POINTS);
+	ms->latest = *first;
+	walsizer_measure_add(ms, first, set);
+	start_window(ms, 0, set);
+}
+
+/*
+ * Take one sample: note a redo pointer move (and whether WAL forced it),
+ * add the insert position to the rings, and notice a counter reset.
+ */
+void
+walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
+					 const WalsizerMeasureSettings *set)
+{
+	const WalsizerSample *previous = &ms->latest;
+	int64_t		horizon_us = seconds_to_us(horizon_s(set));
+	int64_t		history_step_us;
+
+	if (sample->redo_lsn > previous->redo_lsn && previous->redo_lsn != 0)
+	{
+		if (redo_move_was_far(previous->redo_lsn, sample->redo_lsn,
+							  previous->max_wal_size_mb, set))
+		{
+			ms->window.far_redo_moves++;
+			ms->forced_since_change++;
+		}
+		ms->last_redo_move_at_us = sample->at_us;
+	}
+	if (counters_were_reset(previous, sample))
+		ms->window.reset_seen = true;
+	ms->latest = *sample;
+
+	ring_push(&ms->recent, sample->at_us, sample->insert_lsn);
+	/* enough points to cover the horizon, but never more than one a sample */
+	history_step_us = (int64_t) set->sample_interval_ms * 1000;
+	if (horizon_us / MEASURE_HISTORY_POINTS > history_step_us)
+		history_step_us = horizon_us / MEASURE_HISTORY_POINTS;
+	if (ms->history.count == 0 ||
+		sample->at_us - ms->last_history_at_us >= history_step_us)
+	{
+		ring_push(&ms->history, sample->at_us, sample->insert_lsn);
+		ms->last_history_at_us = sample->at_us;
+	}
+	ring_trim(&ms->history, sample->at_us - horizon_us);
+}
+
+/*
+ * The measurements of the window in progress, as if it ended at the
+ * latest sample.  With window_end false only the sample-level fields
+ * matter to the policy.
+ */
+void
+walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
+					 bool size_is_ours, const WalsizerMeasureSettings *set,
+					 WalsizerMeasurements *m)
+{
+	const WindowStart *w = &ms->window;
+	const WalsizerSample *now = &ms->latest;
+
+	memset(m, 0, sizeof(*m));
+	m->window_end = window_end;
+	m->counters_reset = w->reset_seen;
+	m->window_s = seconds_between(w->at_us, now->at_us);
+	if (!w->reset_seen)
+	{
+		m->timed = now->timed - w->sample.timed;
+		m->requested = now->requested - w->sample.requested;
+		m->wal_forced = m->requested < w->far_redo_moves ?
+			m->requested : w->far_redo_moves;
+	}
+	m->wal_bytes = now->insert_lsn > w->insert_lsn ?
+		now->insert_lsn - w->insert_lsn : 0;
+
+	m->wal_since_redo_bytes = now->insert_lsn > now->redo_lsn ?
+		now->insert_lsn - now->redo_lsn : 0;
+	m->recent_rate_valid = recent_rate(&ms->recent, &m->recent_rate);
+	m->peak_rate = peak_rate(&ms->history, set);
+	m->peak_covers_cycle = ms->history.count >= 2 &&
+		ring_span_us(&ms->history) >= seconds_to_us(timeout_s(set));
+	m->seconds_to_timed_checkpoint = seconds_to_timed_checkpoint(ms, set);
+
+	/*
+	 * Checkpoints forced at a size walsizer chose show that choice was too
+	 * small, which may cut the cooldown short.  After an advice (dry run),
+	 * a failed ALTER SYSTEM or the DBA's own change the old size is still
+	 * in effect and goes on forcing them: that must not bypass the
+	 * cooldown, or every sample would decide again.
+	 */
+	m->wal_forced_since_change = size_is_ours ? ms->forced_since_change : 0;
+}
+
+/*
+ * The window described by "ended" is over: start the next one at the
+ * latest sample, carrying far redo moves whose requested counter had not
+ * yet been bumped when the window ended.
+ */
+void
+walsizer_measure_end_window(WalsizerMeasure *ms,
+							const WalsizerMeasurements *ended,
+							const WalsizerMeasureSettings *set)
+{
+	int64_t		carried = ms->window.far_redo_moves - ended->wal_forced;
+
+	start_window(ms, carried > 0 ? carried : 0, set);
+}
+
+/*
+ * The size changed: WAL measured at the old size (with its extra
+ * checkpoints and full-page images) says little about the new one, so
+ * the peak rate starts over.
+ */
+void
+walsizer_measure_size_changed(WalsizerMeasure *ms)
+{
+	ms->history.count = 0;
+	ms->last_history_at_us = 0;
+	ms->forced_since_change = 0;
+}
+
+/*
+ * walsizer was switched on: what happened while it was off (a bulk load
+ * the DBA ran with walsizer disabled, say) is not evidence.
+ */
+void
+walsizer_measure_forget_load(WalsizerMeasure *ms,
+							 const WalsizerMeasureSettings *set)
+{
+	walsizer_measure_size_changed(ms);
+	ms->recent.count = 0;
+	start_window(ms, 0, set);
+}
+
+/* A new window length applies from the current window's start. */
+void
+walsizer_measure_window_length_changed(WalsizerMeasure *ms,
+									   const WalsizerMeasureSettings *set)
+{
+	ms->next_window_at_us = ms->window.at_us + seconds_to_us(set->window_s);
+}
+
+/* Has the window in progress reached its length at the latest sample? */
+bool
+walsizer_measure_window_due(const WalsizerMeasure *ms)
+{
+	return ms->latest.at_us >= ms->next_window_at_us;
+}
+
+/* Full-page images written in the window in progress, 0 after a reset. */
+int64_t
+walsizer_measure_window_fpi(const WalsizerMeasure *ms)
+{
+	if (ms->latest.wal_reset_at == ms->window.sample.wal_reset_at &&
+		ms->latest.wal_fpi >= ms->window.sample.wal_fpi)
+		return ms->latest.wal_fpi - ms->window.sample.wal_fpi;
+	return 0;
+}

@@ -1,0 +1,123 @@
+/*-------------------------------------------------------------------------
+ *
+ * measure.h
+ *		Turn the worker's samples of the server into the measurements the
+ *		sizing policy decides on.
+ *
+ * Like policy.h, this header and measure.c include nothing from
+ * PostgreSQL.  The worker feeds them samples read from the server; the
+ * trace simulator feeds them samples built the way PostgreSQL would show
+ * them.  Both therefore run the same measurement code end to end: the
+ * rate history, the peak and recent rates, the inference of which
+ * checkpoints WAL volume forced, and the window roll-over.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_MEASURE_H
+#define WALSIZER_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "policy.h"
+
+/* WAL positions kept for the peak rate; older ones are thinned out. */
+#define MEASURE_HISTORY_POINTS 4096
+/* WAL positions kept for the recent rate, one per sample. */
+#define MEASURE_RECENT_POINTS 64
+
+/*
+ * One reading of the server, taken every walsizer.sample_interval.  Times
+ * are in microseconds (PostgreSQL's TimestampTz); the counters are the
+ * server's cumulative ones, which a statistics reset may set back.
+ */
+typedef struct WalsizerSample
+{
+	int64_t		at_us;			/* when the sample was taken */
+	uint64_t	insert_lsn;		/* WAL insert position */
+	uint64_t	redo_lsn;		/* redo pointer of the latest checkpoint */
+	int64_t		timed;			/* timed checkpoints so far */
+	int64_t		requested;		/* requested checkpoints so far */
+	int64_t		counters_reset_at;	/* reset stamp of those two counters */
+	int64_t		wal_fpi;		/* full-page images written so far */
+	int64_t		wal_reset_at;	/* reset stamp of the WAL counters */
+	int64_t		max_wal_size_mb;	/* the size the server runs with */
+} WalsizerSample;
+
+/* The settings measuring depends on; the caller reads them each sample. */
+typedef struct WalsizerMeasureSettings
+{
+	int64_t		segment_bytes;	/* wal_segment_size */
+	double		checkpoint_timeout_s;
+	double		completion_target;	/* checkpoint_completion_target */
+	double		window_s;		/* decision window */
+	int			sample_interval_ms; /* walsizer.sample_interval */
+} WalsizerMeasureSettings;
+
+typedef struct WalPoint
+{
+	int64_t		at_us;
+	uint64_t	lsn;
+} WalPoint;
+
+/* A ring of WAL positions, oldest first through walpoint_at(). */
+typedef struct WalRing
+{
+	WalPoint	points[MEASURE_HISTORY_POINTS];
+	int			capacity;
+	int			count;
+	int			next;
+} WalRing;
+
+/* What a window started with: its end compares the counters to these. */
+typedef struct WindowStart
+{
+	int64_t		at_us;
+	uint64_t	insert_lsn;
+	WalsizerSample sample;		/* counters at the start */
+	int64_t		far_redo_moves; /* redo moves far enough to be WAL-forced */
+	bool		reset_seen;		/* counters were reset during the window */
+} WindowStart;
+
+/*
+ * Everything measured so far.  The caller owns it (the worker keeps one in
+ * its process memory, the simulator on its stack) and changes it only
+ * through the functions below.
+ */
+typedef struct WalsizerMeasure
+{
+	WalRing		history;		/* for the peak rate over the horizon */
+	WalRing		recent;			/* for the recent rate, every sample */
+	int64_t		last_history_at_us; /* newest point in history */
+
+	WalsizerSample latest;		/* the newest sample */
+	int64_t		last_redo_move_at_us;	/* 0 until a checkpoint was seen */
+	int64_t		forced_since_change;	/* far redo moves since the size
+										 * changed or walsizer was enabled */
+
+	WindowStart window;			/* the window in progress */
+	int64_t		next_window_at_us;	/* when it ends, unless asked earlier */
+} WalsizerMeasure;
+
+extern void walsizer_measure_start(WalsizerMeasure *ms,
+								   const WalsizerSample *first,
+								   const WalsizerMeasureSettings *set);
+extern void walsizer_measure_add(WalsizerMeasure *ms,
+								 const WalsizerSample *sample,
+								 const WalsizerMeasureSettings *set);
+extern void walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
+								 bool size_is_ours,
+								 const WalsizerMeasureSettings *set,
+								 WalsizerMeasurements *m);
+extern void walsizer_measure_end_window(WalsizerMeasure *ms,
+										const WalsizerMeasurements *ended,
+										const WalsizerMeasureSettings *set);
+extern void walsizer_measure_size_changed(WalsizerMeasure *ms);
+extern void walsizer_measure_forget_load(WalsizerMeasure *ms,
+										 const WalsizerMeasureSettings *set);
+extern void walsizer_measure_window_length_changed(WalsizerMeasure *ms,
+												   const WalsizerMeasureSettings *set);
+extern bool walsizer_measure_window_due(const WalsizerMeasure *ms);
+extern int64_t walsizer_measure_window_fpi(const WalsizerMeasure *ms);
+
+#endif							/* WALSIZER_MEASURE_H */

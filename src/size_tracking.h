@@ -1,0 +1,17 @@
+/*-------------------------------------------------------------------------
+ *
+ * size_tracking.h
+ *		Adopt the DBA's max_wal_size, confirm walsizer's own.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_SIZE_TRACKING_H
+#define WALSIZER_SIZE_TRACKING_H
+
+#include "size_owner.h"
+
+extern void walsizer_reconcile_at_start(WalsizerSizeTracker *owner);
+extern void walsizer_track_server_size(WalsizerSizeTracker *owner,
+									   bool window_end);
+
+#endif							/* WALSIZER_SIZE_TRACKING_H */

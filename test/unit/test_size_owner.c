@@ -1,0 +1,189 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_size_owner.c
+ *		Telling pg_walsizer's own max_wal_size changes from the DBA's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "unit.h"
+
+#include "size_owner.h"
+
+static WalsizerPersistedSizes
+persisted(int64_t baseline_mb, int64_t last_set_mb, int64_t intent_mb)
+{
+	WalsizerPersistedSizes p;
+
+	p.baseline_mb = baseline_mb;
+	p.last_set_mb = last_set_mb;
+	p.intent_mb = intent_mb;
+	return p;
+}
+
+/* A tracker for a server running the DBA's 1024 MB, nothing pending. */
+static WalsizerSizeTracker
+dba_at_1024(void)
+{
+	WalsizerSizeTracker t;
+	WalsizerPersistedSizes p = persisted(1024, 0, 0);
+	int64_t		from;
+
+	walsizer_owner_start(&t, 1024, &p, &from);
+	return t;
+}
+
+static void
+first_start_takes_the_running_value_as_the_baseline(void)
+{
+	WalsizerSizeTracker t;
+	WalsizerPersistedSizes p = persisted(0, 0, 0);
+	int64_t		from;
+
+	CHECK_EQ(walsizer_owner_start(&t, 1024, &p, &from),
+			 WALSIZER_OWNER_FIRST_START);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	CHECK_EQ(t.running_mb, 1024);
+	CHECK(!t.answers_our_choice);
+}
+
+static void
+start_with_walsizer_value_keeps_it_as_walsizer_but_not_as_evidence(void)
+{
+	WalsizerSizeTracker t;
+	WalsizerPersistedSizes p = persisted(1024, 2048, 0);
+	int64_t		from;
+
+	CHECK_EQ(walsizer_owner_start(&t, 2048, &p, &from), WALSIZER_OWNER_NOTHING);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
+	/* measured in another run: forced checkpoints do not bypass the cooldown */
+	CHECK(!t.answers_our_choice);
+}
+
+static void
+start_with_the_value_being_written_at_a_crash_is_walsizer(void)
+{
+	WalsizerSizeTracker t;
+	WalsizerPersistedSizes p = persisted(1024, 2048, 4096);
+	int64_t		from;
+
+	CHECK_EQ(walsizer_owner_start(&t, 4096, &p, &from), WALSIZER_OWNER_NOTHING);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
+}
+
+static void
+start_after_the_dba_changed_it_while_stopped_adopts(void)
+{
+	WalsizerSizeTracker t;
+	WalsizerPersistedSizes ours = persisted(1024, 2048, 0);
+	WalsizerPersistedSizes dbas = persisted(1024, 0, 0);
+	int64_t		from;
+
+	CHECK_EQ(walsizer_owner_start(&t, 512, &ours, &from), WALSIZER_OWNER_ADOPTED);
+	CHECK_EQ(from, 2048);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	CHECK_EQ(walsizer_owner_start(&t, 512, &dbas, &from), WALSIZER_OWNER_ADOPTED);
+	CHECK_EQ(from, 1024);
+	CHECK_EQ(walsizer_owner_start(&t, 1024, &dbas, &from), WALSIZER_OWNER_NOTHING);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+}
+
+static void
+written_value_is_confirmed_when_the_server_runs_it(void)
+{
+	WalsizerSizeTracker t = dba_at_1024();
+	int64_t		previous;
+
+	walsizer_owner_written(&t, 2048);
+	CHECK(t.answers_our_choice);
+	/* the reload has not reached this process yet: not the DBA's change */
+	CHECK_EQ(walsizer_owner_observe(&t, 1024, false, &previous),
+			 WALSIZER_OWNER_NOTHING);
+	CHECK_EQ(t.pending_mb, 2048);
+	CHECK_EQ(walsizer_owner_observe(&t, 2048, false, &previous),
+			 WALSIZER_OWNER_CONFIRMED);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
+	CHECK_EQ(t.running_mb, 2048);
+	CHECK_EQ(t.pending_mb, 0);
+	CHECK(t.answers_our_choice);
+}
+
+static void
+another_value_is_adopted_even_while_one_is_pending(void)
+{
+	WalsizerSizeTracker t = dba_at_1024();
+	int64_t		previous;
+
+	walsizer_owner_written(&t, 2048);
+	CHECK_EQ(walsizer_owner_observe(&t, 3000, false, &previous),
+			 WALSIZER_OWNER_ADOPTED);
+	CHECK_EQ(previous, 1024);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	CHECK_EQ(t.running_mb, 3000);
+	CHECK_EQ(t.pending_mb, 0);
+	CHECK(!t.answers_our_choice);
+}
+
+static void
+pending_value_is_unconfirmed_after_two_window_ends(void)
+{
+	WalsizerSizeTracker t = dba_at_1024();
+	int64_t		previous;
+
+	walsizer_owner_written(&t, 2048);
+	/* samples between window ends do not count */
+	for (int i = 0; i < 10; i++)
+		CHECK_EQ(walsizer_owner_observe(&t, 1024, false, &previous),
+				 WALSIZER_OWNER_NOTHING);
+	CHECK_EQ(walsizer_owner_observe(&t, 1024, true, &previous),
+			 WALSIZER_OWNER_NOTHING);
+	CHECK_EQ(walsizer_owner_observe(&t, 1024, true, &previous),
+			 WALSIZER_OWNER_UNCONFIRMED);
+	CHECK_EQ(previous, 2048);
+	CHECK_EQ(t.pending_mb, 0);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	/* the old value runs: its forced checkpoints answer nothing walsizer did */
+	CHECK(!t.answers_our_choice);
+	CHECK_EQ(walsizer_owner_observe(&t, 1024, true, &previous),
+			 WALSIZER_OWNER_NOTHING);
+}
+
+static void
+an_attempt_stops_the_old_value_answering_for_walsizer(void)
+{
+	WalsizerSizeTracker t = dba_at_1024();
+	int64_t		previous;
+
+	walsizer_owner_written(&t, 2048);
+	walsizer_owner_observe(&t, 2048, false, &previous);
+	CHECK(t.answers_our_choice);
+	/* a dry-run advice or a failed ALTER SYSTEM */
+	walsizer_owner_attempting(&t);
+	CHECK(!t.answers_our_choice);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
+	walsizer_owner_written(&t, 4096);
+	CHECK(t.answers_our_choice);
+}
+
+static void
+owner_names_are_what_status_shows(void)
+{
+	CHECK_STR_CONTAINS(walsizer_owner_name(WALSIZER_OWNER_DBA), "dba");
+	CHECK_STR_CONTAINS(walsizer_owner_name(WALSIZER_OWNER_WALSIZER), "pg_walsizer");
+}
+
+int
+main(void)
+{
+	const char *suite = "size_owner";
+
+	RUN_TEST(suite, first_start_takes_the_running_value_as_the_baseline);
+	RUN_TEST(suite, start_with_walsizer_value_keeps_it_as_walsizer_but_not_as_evidence);
+	RUN_TEST(suite, start_with_the_value_being_written_at_a_crash_is_walsizer);
+	RUN_TEST(suite, start_after_the_dba_changed_it_while_stopped_adopts);
+	RUN_TEST(suite, written_value_is_confirmed_when_the_server_runs_it);
+	RUN_TEST(suite, another_value_is_adopted_even_while_one_is_pending);
+	RUN_TEST(suite, pending_value_is_unconfirmed_after_two_window_ends);
+	RUN_TEST(suite, an_attempt_stops_the_old_value_answering_for_walsizer);
+	RUN_TEST(suite, owner_names_are_what_status_shows);
+	return unit_exit_status();
+}
