@@ -10,13 +10,13 @@
 EXTENSION = pg_walsizer
 MODULE_big = pg_walsizer
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
-DATA = pg_walsizer--1.0.sql
+DATA = pg_walsizer--1.0.sql pg_walsizer--1.1.sql pg_walsizer--1.0--1.1.sql
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
 PG_CPPFLAGS = -I$(srcdir)/src
 PG_CFLAGS = -Wall -Werror
 
-REGRESS = api_shape settings permissions dry_run
+REGRESS = api_shape settings permissions dry_run upgrade
 REGRESS_OPTS = --temp-config=$(srcdir)/test/regress.conf --temp-instance=./tmp_check_regress
 
 TAP_TESTS = 1
@@ -31,6 +31,10 @@ override with_llvm = no
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS tracks no header dependencies: a changed struct must rebuild every
+# object that uses it, or two objects would disagree on its layout.
+$(OBJS): $(wildcard $(srcdir)/src/*.h)
 
 # Plain C tests of the pure modules (unit tests, trace simulator, fuzzers):
 # make unit, make sim, make fuzz-smoke.  They need no server.

@@ -49,6 +49,27 @@
 #define RECENT_MIN_POINTS 3
 /* A forced checkpoint may start in one window and be counted in the next. */
 #define MAX_CARRIED_MOVES 2
+/*
+ * The bytes of one full-page image when the server does not count them
+ * (before PostgreSQL 19): a whole default 8 kB block.  Images with a hole
+ * or compressed by wal_compression are smaller, so this overstates images
+ * and understates the rest of the WAL, which only makes a growth sized
+ * from the rest smaller and safer to take in steps.
+ */
+#define FPI_BYTES_ESTIMATE 8192
+/*
+ * A cycle is a whole timed one when it was not forced and lasted at least
+ * this share of checkpoint_timeout (one a CHECKPOINT command cut short
+ * says less about a cycle's WAL).
+ */
+#define TIMED_CYCLE_MIN_SHARE 0.9
+/*
+ * A cycle's full-page images are the first writes of the pages its load
+ * touches; a steady load touches about the same pages each cycle.  Within
+ * a cycle, images are projected to go on at their recent rate, but no
+ * further than the last whole timed cycle's images plus this margin (20 %).
+ */
+#define FPI_CYCLE_MARGIN 0.2
 
 static double
 seconds_between(int64_t start_us, int64_t stop_us)
@@ -94,10 +115,13 @@ ring_newest(const WalRing *ring)
 }
 
 static void
-ring_push(WalRing *ring, int64_t at_us, uint64_t lsn)
+ring_push(WalRing *ring, int64_t at_us, uint64_t lsn, uint64_t fpi_bytes,
+		  uint64_t stat_bytes)
 {
 	ring->points[ring->next].at_us = at_us;
 	ring->points[ring->next].lsn = lsn;
+	ring->points[ring->next].fpi_bytes = fpi_bytes;
+	ring->points[ring->next].stat_bytes = stat_bytes;
 	ring->next = (ring->next + 1) % ring->capacity;
 	if (ring->count < ring->capacity)
 		ring->count++;
@@ -179,17 +203,50 @@ peak_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 }
 
 /*
+ * The share of full-page images in the WAL between two points.  Both come
+ * from pg_stat_wal, which backends flush about once a second, together;
+ * the WAL position does not wait.  So the share is taken from the
+ * statistics and applied to the position's rate: images counted late do
+ * not pass for records.  When nothing was flushed between the points, the
+ * whole recent ring stands in; when nothing was flushed at all, the share
+ * is unknown and 0 (every byte counts as records: never less).
+ */
+static double
+fpi_share(const WalRing *ring, const WalPoint *from, const WalPoint *to)
+{
+	const WalPoint *oldest = ring_at(ring, 0);
+	uint64_t	stat_bytes = to->stat_bytes - from->stat_bytes;
+	uint64_t	fpi_bytes = to->fpi_bytes - from->fpi_bytes;
+	double		share;
+
+	if (stat_bytes == 0)
+	{
+		stat_bytes = to->stat_bytes - oldest->stat_bytes;
+		fpi_bytes = to->fpi_bytes - oldest->fpi_bytes;
+	}
+	if (stat_bytes == 0)
+		return 0;
+	share = (double) fpi_bytes / (double) stat_bytes;
+	return share < 1.0 ? share : 1.0;
+}
+
+/*
  * The recent rate: the higher of the last RECENT_MIN_SPAN and the last
  * RECENT_SPAN.  When a load starts, the longer span still holds idle
  * seconds and would undersize the first change; when it stops, the longer
  * span remembers it a little longer.  False until the samples span
  * RECENT_MIN_SPAN: a fraction of a second says nothing about the next
  * minutes.
+ *
+ * *record_rate is the longer span's rate without full-page images:
+ * right after a checkpoint they are most of the WAL, and they fade as the
+ * working set has been written once.
  */
 static bool
-recent_rate(const WalRing *ring, double *rate)
+recent_rate(const WalRing *ring, double *rate, double *record_rate)
 {
 	const WalPoint *newest;
+	const WalPoint *from;
 	int			longest = 0;
 	int			shortest;
 	double		long_rate;
@@ -210,9 +267,12 @@ recent_rate(const WalRing *ring, double *rate)
 		   newest->at_us - ring_at(ring, shortest + 1)->at_us >= RECENT_MIN_SPAN_US)
 		shortest++;
 
-	long_rate = rate_between(ring_at(ring, longest), newest);
+	from = ring_at(ring, longest);
+	long_rate = rate_between(from, newest);
 	short_rate = rate_between(ring_at(ring, shortest), newest);
 	*rate = long_rate > short_rate ? long_rate : short_rate;
+
+	*record_rate = long_rate * (1.0 - fpi_share(ring, from, newest));
 	return true;
 }
 
@@ -261,6 +321,124 @@ redo_move_was_far(uint64_t old_redo, uint64_t new_redo, int64_t max_wal_size_mb,
 	return new_redo / segment_bytes >= old_redo / segment_bytes + far;
 }
 
+/*
+ * Full-page image bytes written between two samples: the server's count
+ * where it keeps one, else the image count times FPI_BYTES_ESTIMATE; 0
+ * across a reset of the WAL statistics.
+ */
+static uint64_t
+fpi_bytes_between(const WalsizerSample *before, const WalsizerSample *after)
+{
+	if (after->wal_reset_at != before->wal_reset_at)
+		return 0;
+	if (after->fpi_bytes_counted && before->fpi_bytes_counted)
+		return after->wal_fpi_bytes > before->wal_fpi_bytes ?
+			after->wal_fpi_bytes - before->wal_fpi_bytes : 0;
+	if (after->wal_fpi > before->wal_fpi)
+		return (uint64_t) (after->wal_fpi - before->wal_fpi) * FPI_BYTES_ESTIMATE;
+	return 0;
+}
+
+/*
+ * The redo pointer moved at this sample: a checkpoint started, and the
+ * cycle since the previous move is complete.  Its WAL is what max_wal_size
+ * has to hold for that cycle.  The first move the worker sees has no known
+ * start and ends no cycle.
+ */
+static void
+note_cycle(WalsizerMeasure *ms, uint64_t old_redo, const WalsizerSample *sample,
+		   bool far, const WalsizerMeasureSettings *set)
+{
+	if (ms->last_redo_move_at_us != 0)
+	{
+		WalCycle   *cycle = &ms->last_cycle;
+		bool		started_at_size = ms->last_redo_move_at_us >= ms->size_changed_at_us;
+
+		cycle->ended_at_us = sample->at_us;
+		cycle->seconds = seconds_between(ms->last_redo_move_at_us, sample->at_us);
+		cycle->bytes = sample->redo_lsn - old_redo;
+		cycle->fpi_bytes = ms->fpi_bytes - ms->fpi_bytes_at_redo_move;
+		if (cycle->fpi_bytes > cycle->bytes)
+			cycle->fpi_bytes = cycle->bytes;
+		cycle->timed = !far &&
+			cycle->seconds >= TIMED_CYCLE_MIN_SHARE * timeout_s(set);
+		if (cycle->timed)
+		{
+			ms->timed_cycle_fpi_bytes = cycle->fpi_bytes;
+			ms->timed_cycles[ms->timed_cycles_next] = *cycle;
+			ms->timed_cycles_next = (ms->timed_cycles_next + 1) % MEASURE_TIMED_CYCLES;
+			if (ms->timed_cycles_count < MEASURE_TIMED_CYCLES)
+				ms->timed_cycles_count++;
+		}
+		if (cycle->timed && started_at_size)
+		{
+			ms->timed_cycles_since_change++;
+			if (cycle->bytes > ms->timed_cycle_peak_since_change)
+				ms->timed_cycle_peak_since_change = cycle->bytes;
+		}
+	}
+	ms->last_redo_move_at_us = sample->at_us;
+	ms->fpi_bytes_at_redo_move = ms->fpi_bytes;
+	ms->last_cycle_reach_bytes = ms->cycle_reach_bytes;
+	ms->cycle_reach_bytes = 0;
+}
+
+/*
+ * How far the WAL after the redo pointer will reach within the imminence
+ * lookahead (or by the next timed checkpoint, if sooner): records at their
+ * recent rate, and full-page images at theirs, but only up to what the
+ * last whole timed cycle wrote of them.  Right after a checkpoint images
+ * are most of the WAL and fade as the working set has been written once,
+ * so their recent rate alone would see a forced checkpoint coming in
+ * every cycle.  Until a timed cycle was measured, and again after a forced
+ * checkpoint (a load that cycle did not see), images are not bounded.
+ */
+static double
+reach_bytes(const WalsizerMeasure *ms, const WalsizerMeasureSettings *set,
+			double rate, double record_rate, double *within_s)
+{
+	const WalsizerSample *now = &ms->latest;
+	double		since_redo = (double) (now->insert_lsn > now->redo_lsn ?
+									   now->insert_lsn - now->redo_lsn : 0);
+	double		fpi_ahead;
+	double		to_timed = seconds_to_timed_checkpoint(ms, set);
+
+	*within_s = walsizer_imminent_lookahead_s(set->sample_interval_ms / 1000.0);
+	if (to_timed >= 0 && to_timed < *within_s)
+		*within_s = to_timed;
+	fpi_ahead = (rate > record_rate ? rate - record_rate : 0) * *within_s;
+	if (ms->timed_cycle_fpi_bytes > 0 && ms->last_redo_move_at_us != 0)
+	{
+		double		fpi_so_far = (double) (ms->fpi_bytes - ms->fpi_bytes_at_redo_move);
+		double		left = (double) ms->timed_cycle_fpi_bytes *
+			(1.0 + FPI_CYCLE_MARGIN) - fpi_so_far;
+
+		if (fpi_ahead > left)
+			fpi_ahead = left > 0 ? left : 0;
+	}
+	return since_redo + record_rate * *within_s + fpi_ahead;
+}
+
+/*
+ * Keep the furthest reach of the cycle in progress.  The policy settles a
+ * size clear of the furthest of the last two cycles': earlier ones may have
+ * been projected before the images of a whole cycle were known.
+ */
+static void
+note_reach(WalsizerMeasure *ms, const WalsizerMeasureSettings *set)
+{
+	double		rate;
+	double		record_rate;
+	double		within_s;
+	double		reach;
+
+	if (!recent_rate(&ms->recent, &rate, &record_rate))
+		return;
+	reach = reach_bytes(ms, set, rate, record_rate, &within_s);
+	if (reach > (double) ms->cycle_reach_bytes && reach < 1e18)
+		ms->cycle_reach_bytes = (uint64_t) reach;
+}
+
 static void
 start_window(WalsizerMeasure *ms, int64_t carried_moves,
 			 const WalsizerMeasureSettings *set)
@@ -299,21 +477,30 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 	int64_t		horizon_us = seconds_to_us(horizon_s(set));
 	int64_t		history_step_us;
 
+	ms->fpi_bytes += fpi_bytes_between(previous, sample);
+	if (sample->wal_reset_at == previous->wal_reset_at &&
+		sample->wal_stat_bytes > previous->wal_stat_bytes)
+		ms->stat_bytes += sample->wal_stat_bytes - previous->wal_stat_bytes;
 	if (sample->redo_lsn > previous->redo_lsn && previous->redo_lsn != 0)
 	{
-		if (redo_move_was_far(previous->redo_lsn, sample->redo_lsn,
-							  previous->max_wal_size_mb, set))
+		bool		far = redo_move_was_far(previous->redo_lsn, sample->redo_lsn,
+											previous->max_wal_size_mb, set);
+
+		if (far)
 		{
 			ms->window.far_redo_moves++;
 			ms->forced_since_change++;
+			/* a load the last timed cycle did not see: images unbounded */
+			ms->timed_cycle_fpi_bytes = 0;
 		}
-		ms->last_redo_move_at_us = sample->at_us;
+		note_cycle(ms, previous->redo_lsn, sample, far, set);
 	}
 	if (counters_were_reset(previous, sample))
 		ms->window.reset_seen = true;
 	ms->latest = *sample;
 
-	ring_push(&ms->recent, sample->at_us, sample->insert_lsn);
+	ring_push(&ms->recent, sample->at_us, sample->insert_lsn, ms->fpi_bytes,
+			  ms->stat_bytes);
 	/* enough points to cover the horizon, but never more than one a sample */
 	history_step_us = (int64_t) set->sample_interval_ms * 1000;
 	if (horizon_us / MEASURE_HISTORY_POINTS > history_step_us)
@@ -321,10 +508,35 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 	if (ms->history.count == 0 ||
 		sample->at_us - ms->last_history_at_us >= history_step_us)
 	{
-		ring_push(&ms->history, sample->at_us, sample->insert_lsn);
+		ring_push(&ms->history, sample->at_us, sample->insert_lsn,
+				  ms->fpi_bytes, ms->stat_bytes);
 		ms->last_history_at_us = sample->at_us;
 	}
 	ring_trim(&ms->history, sample->at_us - horizon_us);
+	note_reach(ms, set);
+}
+
+/*
+ * The most WAL a whole timed cycle wrote, among those that ended within the
+ * horizon; 0 when none did.  That is what max_wal_size has to hold for the
+ * load: a timed cycle's WAL runs from one redo pointer to the next, full-page
+ * images included, whatever the size was.
+ */
+static uint64_t
+timed_cycle_peak_bytes(const WalsizerMeasure *ms,
+					   const WalsizerMeasureSettings *set)
+{
+	int64_t		oldest_us = ms->latest.at_us - seconds_to_us(horizon_s(set));
+	uint64_t	peak = 0;
+
+	for (int i = 0; i < ms->timed_cycles_count; i++)
+	{
+		const WalCycle *cycle = &ms->timed_cycles[i];
+
+		if (cycle->ended_at_us >= oldest_us && cycle->bytes > peak)
+			peak = cycle->bytes;
+	}
+	return peak;
 }
 
 /*
@@ -356,7 +568,11 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 
 	m->wal_since_redo_bytes = now->insert_lsn > now->redo_lsn ?
 		now->insert_lsn - now->redo_lsn : 0;
-	m->recent_rate_valid = recent_rate(&ms->recent, &m->recent_rate);
+	m->recent_rate_valid = recent_rate(&ms->recent, &m->recent_rate,
+									   &m->recent_record_rate);
+	if (m->recent_rate_valid)
+		m->reach_bytes = reach_bytes(ms, set, m->recent_rate,
+									 m->recent_record_rate, &m->reach_within_s);
 	m->peak_rate = peak_rate(&ms->history, set);
 	m->peak_covers_cycle = ms->history.count >= 2 &&
 		ring_span_us(&ms->history) >= seconds_to_us(timeout_s(set));
@@ -369,7 +585,20 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 	 * in effect and goes on forcing them: that must not bypass the
 	 * cooldown, or every sample would decide again.
 	 */
+	m->size_is_walsizers = size_is_ours;
 	m->wal_forced_since_change = size_is_ours ? ms->forced_since_change : 0;
+
+	m->timed_cycles_at_size = ms->timed_cycles_since_change;
+	m->timed_cycle_peak_bytes_at_size = ms->timed_cycle_peak_since_change;
+	m->wal_forced_at_size = ms->forced_since_change;
+	m->timed_cycle_peak_bytes = timed_cycle_peak_bytes(ms, set);
+	m->peak_reach_bytes_at_size = ms->cycle_reach_bytes > ms->last_cycle_reach_bytes ?
+		ms->cycle_reach_bytes : ms->last_cycle_reach_bytes;
+	m->last_cycle_s = ms->last_cycle.seconds;
+	m->last_cycle_bytes = ms->last_cycle.bytes;
+	m->last_cycle_fpi_bytes = ms->last_cycle.fpi_bytes;
+	m->last_cycle_timed = ms->last_cycle.timed;
+	m->fpi_bytes_measured = now->fpi_bytes_counted;
 }
 
 /*
@@ -398,6 +627,11 @@ walsizer_measure_size_changed(WalsizerMeasure *ms)
 	ms->history.count = 0;
 	ms->last_history_at_us = 0;
 	ms->forced_since_change = 0;
+	ms->timed_cycles_since_change = 0;
+	ms->timed_cycle_peak_since_change = 0;
+	ms->size_changed_at_us = ms->latest.at_us;
+	ms->cycle_reach_bytes = 0;
+	ms->last_cycle_reach_bytes = 0;
 }
 
 /*

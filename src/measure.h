@@ -40,6 +40,11 @@ typedef struct WalsizerSample
 	int64_t		requested;		/* requested checkpoints so far */
 	int64_t		counters_reset_at;	/* reset stamp of those two counters */
 	int64_t		wal_fpi;		/* full-page images written so far */
+	uint64_t	wal_fpi_bytes;	/* their bytes so far (19+), else 0 */
+	uint64_t	wal_stat_bytes; /* WAL bytes as pg_stat_wal counts them:
+								 * flushed with the image counts, so the
+								 * two give the images' share */
+	bool		fpi_bytes_counted;	/* wal_fpi_bytes is the server's count */
 	int64_t		wal_reset_at;	/* reset stamp of the WAL counters */
 	int64_t		max_wal_size_mb;	/* the size the server runs with */
 } WalsizerSample;
@@ -58,7 +63,23 @@ typedef struct WalPoint
 {
 	int64_t		at_us;
 	uint64_t	lsn;
+	uint64_t	fpi_bytes;		/* full-page image bytes so far, estimated
+								 * unless the server counts them */
+	uint64_t	stat_bytes;		/* WAL bytes so far, as pg_stat_wal counts */
 } WalPoint;
+
+/* One checkpoint cycle: from one redo pointer move to the next. */
+typedef struct WalCycle
+{
+	int64_t		ended_at_us;
+	double		seconds;
+	uint64_t	bytes;			/* WAL between the two redo pointers */
+	uint64_t	fpi_bytes;		/* of which full-page images */
+	bool		timed;			/* lasted a checkpoint_timeout, not forced */
+} WalCycle;
+
+/* Whole timed cycles kept for what the load needs, newest last. */
+#define MEASURE_TIMED_CYCLES 16
 
 /* A ring of WAL positions, oldest first through walpoint_at(). */
 typedef struct WalRing
@@ -91,9 +112,28 @@ typedef struct WalsizerMeasure
 	int64_t		last_history_at_us; /* newest point in history */
 
 	WalsizerSample latest;		/* the newest sample */
+	uint64_t	fpi_bytes;		/* image bytes so far, as WalPoint's */
+	uint64_t	stat_bytes;		/* WAL bytes so far, as WalPoint's */
 	int64_t		last_redo_move_at_us;	/* 0 until a checkpoint was seen */
+	uint64_t	fpi_bytes_at_redo_move; /* fpi_bytes then */
 	int64_t		forced_since_change;	/* far redo moves since the size
 										 * changed or walsizer was enabled */
+	int64_t		size_changed_at_us; /* when it last changed */
+	uint64_t	cycle_reach_bytes;	/* the furthest reach (reach_bytes) in
+									 * the cycle in progress */
+	uint64_t	last_cycle_reach_bytes; /* and in the one before; both
+										 * restart at a size change */
+	int64_t		timed_cycles_since_change;	/* whole timed cycles that
+											 * started after that */
+	uint64_t	timed_cycle_peak_since_change;	/* the most WAL one of
+												 * them wrote */
+	WalCycle	last_cycle;		/* seconds 0 until one completed */
+	WalCycle	timed_cycles[MEASURE_TIMED_CYCLES]; /* the latest whole timed
+													 * ones, a ring */
+	int			timed_cycles_count;
+	int			timed_cycles_next;
+	uint64_t	timed_cycle_fpi_bytes;	/* images of the last whole timed
+										 * cycle, 0 until one completed */
 
 	WindowStart window;			/* the window in progress */
 	int64_t		next_window_at_us;	/* when it ends, unless asked earlier */

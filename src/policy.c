@@ -10,9 +10,14 @@
  *		max_wal_size >= (1 + checkpoint_completion_target) * R * checkpoint_timeout
  *
  * The policy applies that formula, with headroom, to the worst WAL rate seen
- * over a horizon of several windows.  It grows when there is evidence the
- * current size is too small (WAL-forced checkpoints in the window that just
- * ended, or a projection that the next one is about to be forced), shrinks
+ * over whole checkpoint_timeouts in a horizon of several windows.  It grows
+ * when there is evidence the current size is too small: WAL-forced
+ * checkpoints in the window that just ended, or the WAL since the last
+ * checkpoint about to reach the trigger at the rate of the last seconds.
+ * It never extrapolates a few seconds over a whole cycle: the seconds after
+ * any checkpoint are full of full-page images, and a bulk statement is a
+ * burst, not a rate.  Every growth is provisional and settles, in one step,
+ * to what whole timed checkpoint cycles at the new size need.  It shrinks
  * slowly when the load has needed less than half the current size for a
  * long time, and never leaves [floor, cap] when it changes anything.
  *
@@ -80,11 +85,33 @@
 #define QUIET_SIZE_FACTOR 2
 
 /*
- * A settle or a shrink divides the current size by at most this much
- * (rounded up to a segment): it at most halves, so that a misjudged quiet
- * spell costs one step, not the whole size.
+ * A shrink divides the current size by at most this much (rounded up to a
+ * segment): it at most halves, so that a misjudged quiet spell costs one
+ * step, not the whole size.  (A settle goes in one step: it follows whole
+ * cycles measured at the size, not a quiet spell.)
  */
 #define STEP_DOWN_DIVISOR 2
+
+/*
+ * A checkpoint is imminent when the WAL since the redo pointer, growing at
+ * the recent rate, reaches the trigger within the lookahead: the larger of
+ * IMMINENT_MIN_LOOKAHEAD_S and IMMINENT_LOOKAHEAD_SAMPLES samples, which
+ * leaves the worker a sample or two to see it and the server time to
+ * reload.  Looking further would take a burst for a rate.
+ */
+#define IMMINENT_MIN_LOOKAHEAD_S 3.0
+#define IMMINENT_LOOKAHEAD_SAMPLES 3
+
+/*
+ * A growth for an imminent checkpoint makes room for this many lookaheads
+ * more at the recent rate.  Until whole timed cycles say what the load
+ * needs, it also at least multiplies the size by IMMINENT_MIN_GROWTH_FACTOR,
+ * so that a load that keeps up its rate is caught up with in a few steps,
+ * not one per sample, and a rate inflated by full-page images oversizes by
+ * at most that factor.
+ */
+#define IMMINENT_ROOM_LOOKAHEADS 1
+#define IMMINENT_MIN_GROWTH_FACTOR 2
 
 /*
  * A provisional size is settled only when it is more than
@@ -92,6 +119,18 @@
  * closer than that the difference is within the estimate's noise.
  */
 #define SETTLE_MARGIN_DIVISOR 5
+
+/*
+ * Whole timed checkpoint cycles measured at a grown size before it
+ * settles: one could be the lull of a load that is still rising.
+ */
+#define SETTLE_MIN_TIMED_CYCLES 2
+
+/*
+ * A settled size keeps the furthest the WAL was projected to reach at the
+ * grown size this much (10 %) below its trigger.
+ */
+#define SETTLE_REACH_MARGIN 0.1
 
 static const char *const action_names[] = {
 	[WALSIZER_ACTION_NONE] = "none",
@@ -328,15 +367,13 @@ typedef struct DecideContext
 	int64_t		floor_mb;		/* effective floor, whole segments, <= cap */
 	double		sizing_rate;	/* bytes/s: worst rate of horizon and window */
 	int64_t		needed_mb;		/* what sizing_rate needs, 0 when unknown */
-	int64_t		projected_needed_mb;	/* what the recent rate needs when
-										 * worse, else needed_mb */
 } DecideContext;
 
 /* A growth that the evidence asks for, while it is being decided. */
 typedef struct GrowPlan
 {
 	bool		reactive;		/* WAL forced checkpoints in this window */
-	bool		proactive;		/* the next one is projected to be forced */
+	bool		imminent;		/* the next one is about to be forced */
 	int64_t		target_mb;		/* whole segments, >= floor, maybe > cap */
 	char		evidence[WALSIZER_REASON_LEN];	/* how a reason starts */
 } GrowPlan;
@@ -443,21 +480,27 @@ compute_limits(DecideContext *c)
 }
 
 /*
- * What the load needs: the worst rate we know of, the horizon's peak or
- * the window that just ended (unless its counters were reset, which makes
- * its WAL meaningless).  needed_mb is 0 when no rate is known.
- *
- * A projection looks ahead with the recent rate.  Early in a load that is
- * all there is: the horizon has not yet seen a whole checkpoint cycle of
- * it, so projected_needed_mb sizes for whichever is worse.
+ * What the load needs.  Best, what whole timed checkpoint cycles within the
+ * horizon wrote, from one redo pointer to the next: exactly the WAL
+ * max_wal_size has to hold, full-page images included.  Without such a
+ * cycle, the worst rate we know of: the horizon's peak over whole
+ * checkpoint_timeouts or the window that just ended (unless its counters
+ * were reset, which makes its WAL meaningless).  A sliding
+ * checkpoint_timeout can hold the images of two checkpoints and overstate
+ * a cycle nearly twice when images are most of the WAL, which is why whole
+ * cycles come first.  needed_mb is 0 when nothing is known.
  */
 static void
 estimate_load(DecideContext *c)
 {
 	const WalsizerMeasurements *m = c->m;
+	double		timeout_s = sane_fraction(c->s->checkpoint_timeout_s,
+										  FALLBACK_CHECKPOINT_TIMEOUT_S);
 	double		rate = m->peak_rate;
 
-	if (m->window_end && m->window_s > 0 && !m->counters_reset)
+	if (m->timed_cycle_peak_bytes > 0 && timeout_s > 0)
+		rate = (double) m->timed_cycle_peak_bytes / timeout_s;
+	else if (m->window_end && m->window_s > 0 && !m->counters_reset)
 	{
 		double		window_rate = (double) m->wal_bytes / m->window_s;
 
@@ -467,11 +510,6 @@ estimate_load(DecideContext *c)
 	c->sizing_rate = rate;
 	c->needed_mb = walsizer_needed_mb(rate, c->s);
 	c->d->needed_mb = c->needed_mb;
-
-	c->projected_needed_mb = c->needed_mb;
-	if (m->recent_rate_valid && isfinite(m->recent_rate) &&
-		m->recent_rate > rate)
-		c->projected_needed_mb = walsizer_needed_mb(m->recent_rate, c->s);
 }
 
 /*
@@ -480,32 +518,57 @@ estimate_load(DecideContext *c)
  * just the WAL since the redo pointer when there is nothing to project
  * with).
  *
- * Project with the average of whole checkpoint cycles once there are some
- * at this size: the seconds after a checkpoint are full of full-page
- * images and would overstate the rest of the cycle.  Before that, the
- * recent rate is all there is.  A heavier load still shows, through the
- * WAL since the redo pointer.
+ * The projection goes on at the rate the load sustains, not at the recent
+ * rate: the worst whole checkpoint_timeout measured at this size, or the
+ * recent rate without full-page images (which fade within the cycle) when
+ * that is higher.
+ * It is for status() and for sizing a growth; what makes the policy grow
+ * is an imminent checkpoint (step_grow).
  */
+/*
+ * How far ahead a checkpoint counts as imminent, for a worker that samples
+ * every sample_interval_s.  measure.c tracks how far the WAL reached by
+ * the same measure, so that a settled size stays clear of it.
+ */
+double
+walsizer_imminent_lookahead_s(double sample_interval_s)
+{
+	double		lookahead_s = IMMINENT_LOOKAHEAD_SAMPLES *
+		sane_fraction(sample_interval_s, 1.0);
+
+	return lookahead_s > IMMINENT_MIN_LOOKAHEAD_S ?
+		lookahead_s : IMMINENT_MIN_LOOKAHEAD_S;
+}
+
+static double
+sustained_rate(const WalsizerMeasurements *m)
+{
+	double		rate = 0;
+
+	if (m->peak_covers_cycle && isfinite(m->peak_rate) && m->peak_rate > 0)
+		rate = m->peak_rate;
+	/* a load heavier than the cycles measured so far shows in the records */
+	if (m->recent_rate_valid && isfinite(m->recent_record_rate) &&
+		m->recent_record_rate > rate)
+		rate = m->recent_record_rate;
+	return rate;
+}
+
 static void
 project_next_checkpoint(DecideContext *c)
 {
 	const WalsizerMeasurements *m = c->m;
-	double		projection_rate;
+	double		rate = sustained_rate(m);
 
 	c->d->trigger_bytes = walsizer_trigger_bytes(c->current_mb,
 												 c->s->segment_bytes,
 												 c->s->completion_target);
 
-	projection_rate = m->recent_rate_valid && isfinite(m->recent_rate) ?
-		m->recent_rate : 0;
-	if (m->peak_covers_cycle && isfinite(m->peak_rate) && m->peak_rate > 0)
-		projection_rate = m->peak_rate;
-	if (m->recent_rate_valid && projection_rate > 0 &&
-		isfinite(m->seconds_to_timed_checkpoint) &&
+	if (rate > 0 && isfinite(m->seconds_to_timed_checkpoint) &&
 		m->seconds_to_timed_checkpoint > 0)
 	{
 		double		projected = (double) m->wal_since_redo_bytes +
-			projection_rate * m->seconds_to_timed_checkpoint;
+			rate * m->seconds_to_timed_checkpoint;
 
 		c->d->projected_bytes = projected < PROJECTED_BYTES_LIMIT ?
 			(uint64_t) projected : (uint64_t) PROJECTED_BYTES_LIMIT;
@@ -592,12 +655,39 @@ step_skip_reset_window(DecideContext *c)
 }
 
 /*
+ * Is a WAL-forced checkpoint imminent?  The WAL after the redo pointer is
+ * expected to reach the trigger within the lookahead (measure.c projects
+ * records at their recent rate and full-page images as they fade).
+ *
+ * WAL already past the trigger forces a checkpoint only when a segment is
+ * finished (XLogWrite() checks at segment ends), so then it is imminent
+ * only if a segment's worth of WAL is expected within the lookahead.  An
+ * idle server whose last checkpoint started before the end of a load stays
+ * past a smaller size's trigger for as long as it is idle (PostgreSQL skips
+ * timed checkpoints when nothing was written since the last one): that is
+ * no reason to grow.
+ */
+static bool
+checkpoint_is_imminent(const DecideContext *c)
+{
+	const WalsizerMeasurements *m = c->m;
+	uint64_t	trigger = c->d->trigger_bytes;
+
+	if (!m->recent_rate_valid || m->reach_bytes < trigger)
+		return false;
+	if (m->wal_since_redo_bytes < trigger)
+		return true;
+	return m->reach_bytes - m->wal_since_redo_bytes >=
+		(uint64_t) c->seg_mb * (uint64_t) BYTES_PER_MB;
+}
+
+/*
  * Is there evidence that the current size is too small?  Reactive: at a
  * window end, at least walsizer.threshold (and at least one) checkpoints
  * were forced by WAL, making at least walsizer.ratio of all checkpoints.
- * Proactive: with a valid recent rate the next checkpoint is projected to
- * be forced, and the load needs more than the current size.  When there is
- * evidence, g->evidence starts the reason with it.
+ * Imminent: the next checkpoint is about to be forced
+ * (checkpoint_is_imminent).  When there is evidence, g->evidence starts the
+ * reason with it.
  */
 static bool
 grow_find_evidence(const DecideContext *c, GrowPlan *g)
@@ -610,36 +700,104 @@ grow_find_evidence(const DecideContext *c, GrowPlan *g)
 		m->wal_forced >= (s->threshold < 1 ? 1 : s->threshold) &&
 		checkpoints > 0 &&
 		(double) m->wal_forced / (double) checkpoints >= s->ratio;
-	g->proactive = m->recent_rate_valid &&
-		c->d->projected_bytes > c->d->trigger_bytes &&
-		c->projected_needed_mb > c->current_mb;
+	g->imminent = checkpoint_is_imminent(c);
 
 	if (g->reactive)
 		snprintf(g->evidence, sizeof(g->evidence),
 				 "%lld of %lld checkpoints in the last %.0f s were forced by WAL",
 				 (long long) m->wal_forced, (long long) checkpoints,
 				 m->window_s);
-	else if (g->proactive)
+	else if (g->imminent)
 		snprintf(g->evidence, sizeof(g->evidence),
-				 "projected %lld MB of WAL before the next timed checkpoint; trigger is %lld MB",
-				 MB_OF(c->d->projected_bytes), MB_OF(c->d->trigger_bytes));
-	return g->reactive || g->proactive;
+				 "projected %lld MB of WAL since the last checkpoint within %.0f s at the recent %lld MB/s; trigger is %lld MB",
+				 MB_OF(m->reach_bytes), m->reach_within_s,
+				 mb_for_reason(m->recent_rate), MB_OF(c->d->trigger_bytes));
+	return g->reactive || g->imminent;
 }
 
 /*
- * The size to grow to: what the projection needs when it is the evidence,
- * else what the load needs.  Forced checkpoints prove the current size too
- * small even when the rate says otherwise, so then it is at least one
- * segment more.  Whole segments, never below the floor; the cap is applied
- * later, so that the reason can still say what the load needs.
+ * The size whose trigger holds wal_bytes of WAL after the redo pointer, in
+ * whole segments, with no headroom: (1 + checkpoint_completion_target)
+ * times it, fitted to PostgreSQL's whole-segment trigger.
+ */
+static int64_t
+size_holding_bytes(const DecideContext *c, double wal_bytes)
+{
+	double		completion_target = sane_fraction(c->s->completion_target,
+												  FALLBACK_COMPLETION_TARGET);
+	double		size_mb = ceil((1.0 + completion_target) * wal_bytes /
+							   (double) BYTES_PER_MB);
+
+	if (!(size_mb < (double) SIZE_LIMIT_MB))
+		size_mb = (double) SIZE_LIMIT_MB;
+	return fit_whole_segments(round_up_to_segment((int64_t) size_mb, c->seg_mb),
+							  wal_bytes, c->s);
+}
+
+/*
+ * The size an imminent checkpoint asks for: room for the projected reach
+ * and IMMINENT_ROOM_LOOKAHEADS lookaheads more, or for the rest of the
+ * cycle at the rate the load sustains, whichever is more.  At least what
+ * whole timed cycles need, once some were measured (a cycle only slightly
+ * larger than the last ones needs only slightly more), else at least
+ * IMMINENT_MIN_GROWTH_FACTOR times the current size; and at least a
+ * segment more.  Full-page images fade within a cycle, so the rest of it
+ * is not sized at the recent rate; if the load keeps it up, the next
+ * imminent checkpoint grows again.
+ */
+static int64_t
+imminent_target_mb(const DecideContext *c)
+{
+	const WalsizerMeasurements *m = c->m;
+	double		since_redo = (double) m->wal_since_redo_bytes;
+	double		ahead = m->reach_bytes > m->wal_since_redo_bytes ?
+		(double) (m->reach_bytes - m->wal_since_redo_bytes) : 0;
+	double		room = ahead * (1 + IMMINENT_ROOM_LOOKAHEADS);
+	double		rest = 0;
+	int64_t		target;
+
+	if (isfinite(m->seconds_to_timed_checkpoint) &&
+		m->seconds_to_timed_checkpoint > 0)
+		rest = sustained_rate(m) * m->seconds_to_timed_checkpoint;
+	target = size_holding_bytes(c, since_redo + (room > rest ? room : rest));
+	if (m->timed_cycle_peak_bytes > 0)
+	{
+		if (target < c->needed_mb)
+			target = c->needed_mb;
+	}
+	else if (c->current_mb <= SIZE_LIMIT_MB / IMMINENT_MIN_GROWTH_FACTOR &&
+			 target < c->current_mb * IMMINENT_MIN_GROWTH_FACTOR)
+		target = c->current_mb * IMMINENT_MIN_GROWTH_FACTOR;
+	if (target < c->current_mb + c->seg_mb)
+		target = c->current_mb + c->seg_mb;
+	return target;
+}
+
+/*
+ * The size to grow to: for forced checkpoints, what the load needs and at
+ * least one segment more (they prove the current size too small even when
+ * the rate says otherwise); for an imminent one, imminent_target_mb();
+ * with both, the larger.  Whole segments, never below the floor; the cap
+ * is applied later, so that the reason can still say what the load needs.
  */
 static void
 grow_choose_target(const DecideContext *c, GrowPlan *g)
 {
-	int64_t		target = g->proactive ? c->projected_needed_mb : c->needed_mb;
+	int64_t		target = 0;
 
-	if (g->reactive && target < c->current_mb + c->seg_mb)
-		target = c->current_mb + c->seg_mb;
+	if (g->reactive)
+	{
+		target = c->needed_mb;
+		if (target < c->current_mb + c->seg_mb)
+			target = c->current_mb + c->seg_mb;
+	}
+	if (g->imminent)
+	{
+		int64_t		imminent = imminent_target_mb(c);
+
+		if (imminent > target)
+			target = imminent;
+	}
 	target = round_up_to_segment(target, c->seg_mb);
 	if (target < c->floor_mb)
 		target = c->floor_mb;
@@ -648,7 +806,8 @@ grow_choose_target(const DecideContext *c, GrowPlan *g)
 
 /*
  * During the cooldown a growth waits, and the reason says so; returns true
- * then.  A much heavier load does not wait: checkpoints were forced since
+ * then.  An imminent checkpoint at walsizer's own size does not wait, nor
+ * does a much heavier load: checkpoints were forced since
  * the last change and the target is at least COOLDOWN_OVERRIDE_FACTOR times
  * the current size.  The evidence then says why the cooldown was cut short.
  */
@@ -659,6 +818,14 @@ grow_waits_for_cooldown(const DecideContext *c, GrowPlan *g)
 	size_t		used;
 
 	if (c->d->state.windows_since_change >= c->cooldown)
+		return false;
+	/*
+	 * An imminent checkpoint does not wait for the cooldown after walsizer's
+	 * own growth: it grows again, in as many steps as the load needs.  After
+	 * a dry-run advice, a failed change or the DBA's change it waits, or it
+	 * would decide again at every sample.
+	 */
+	if (g->imminent && c->m->size_is_walsizers)
 		return false;
 
 	heavier_load = c->m->wal_forced_since_change > 0 &&
@@ -702,7 +869,11 @@ grow_to_cap(DecideContext *c, const GrowPlan *g)
 	if (c->current_mb >= c->cap_mb)
 		d->action = WALSIZER_ACTION_CAPPED;
 	else
+	{
 		note_change(c, WALSIZER_ACTION_CAPPED, c->cap_mb);
+		/* the cap is not what the load needs: settle it like any growth */
+		d->state.provisional = 1;
+	}
 	d->warn = true;
 	d->state.cap_reported = 1;
 	set_reason(d, "%s; the load needs %lld MB but the cap (%s) is %lld MB",
@@ -712,25 +883,26 @@ grow_to_cap(DecideContext *c, const GrowPlan *g)
 }
 
 /*
- * Grow to the target.  A size that only a projection asked for is
- * provisional: it was sized from a few seconds of WAL, and is settled once
- * whole checkpoint cycles have been measured at it.
+ * Grow to the target.  Every growth is provisional: it was sized from WAL
+ * measured at a smaller size (with its extra checkpoints and full-page
+ * images) or over a few seconds, and is settled once whole timed cycles
+ * have been measured at it.
  */
 static void
 grow_to_target(DecideContext *c, const GrowPlan *g)
 {
-	double		sized_rate = c->sizing_rate;
-
-	if (g->proactive && c->projected_needed_mb > c->needed_mb)
-		sized_rate = c->m->recent_rate;
 	note_change(c, WALSIZER_ACTION_GROW, g->target_mb);
-	c->d->state.provisional = g->proactive && !g->reactive;
-	set_reason(c->d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
-			   g->evidence,
-			   (long long) mb_for_reason(sized_rate *
-										 sane_fraction(c->s->checkpoint_timeout_s,
-													   FALLBACK_CHECKPOINT_TIMEOUT_S)),
-			   (long long) g->target_mb);
+	c->d->state.provisional = 1;
+	if (g->reactive)
+		set_reason(c->d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
+				   g->evidence,
+				   (long long) mb_for_reason(c->sizing_rate *
+											 sane_fraction(c->s->checkpoint_timeout_s,
+														   FALLBACK_CHECKPOINT_TIMEOUT_S)),
+				   (long long) g->target_mb);
+	else
+		set_reason(c->d, "%s; room for it and the rest of the cycle needs %lld MB",
+				   g->evidence, (long long) g->target_mb);
 }
 
 /*
@@ -766,29 +938,52 @@ step_grow(DecideContext *c)
 }
 
 /*
- * Settle a provisional size.  A projection sizes for the last few seconds,
- * which early in a load are full of full-page images; once whole
- * checkpoint cycles have been measured at the new size, come down to what
- * they need if the size is more than SETTLE_MARGIN_DIVISOR's margin above
- * it, after the cooldown.  This is not a shrink: the load has not changed,
- * the estimate has.  A size within the margin stops being provisional.
- *
- * At most halve, as a shrink does: if the load itself stopped just after
- * the change, the slow shrink takes it from there.  Never below the floor.
+ * Settle a provisional size.  A growth was sized from WAL measured at the
+ * old size or over a few seconds; once SETTLE_MIN_TIMED_CYCLES whole timed
+ * checkpoint cycles have been measured at the new size, and none was
+ * forced there, come
+ * down in one step to what whole checkpoint_timeouts at it need (with the
+ * headroom), if the size is more than SETTLE_MARGIN_DIVISOR's margin above
+ * that, after the cooldown.  This is not a shrink: the load has not
+ * changed, the estimate has.  What whole cycles need holds them, so a
+ * steady load does not grow again.  A size within the margin stops being
+ * provisional; one at which checkpoints were forced stays provisional
+ * while the growth rules take it further.  Never below the floor.
  */
 static bool
 step_settle_provisional(DecideContext *c)
 {
+	const WalsizerMeasurements *m = c->m;
 	WalsizerDecision *d = c->d;
-	int64_t		target = c->needed_mb;
+	int64_t		cycles_need_mb;
+	int64_t		reach_mb;
+	int64_t		target;
 	int64_t		settled_limit_mb;
 
-	if (!c->m->window_end || !d->state.provisional ||
-		!c->m->peak_covers_cycle || c->needed_mb <= 0)
+	if (!m->window_end || !d->state.provisional ||
+		m->wal_forced_at_size > 0 ||
+		m->timed_cycles_at_size < SETTLE_MIN_TIMED_CYCLES ||
+		!m->peak_covers_cycle)
+		return false;
+	/* the cycles at this size, not those of the growth's own first seconds */
+	cycles_need_mb = walsizer_needed_mb((double) m->timed_cycle_peak_bytes_at_size /
+										sane_fraction(c->s->checkpoint_timeout_s,
+													  FALLBACK_CHECKPOINT_TIMEOUT_S),
+										c->s);
+	if (cycles_need_mb <= 0)
 		return false;
 
-	if (target < smallest_step_down_mb(c))
-		target = smallest_step_down_mb(c);
+	/*
+	 * The first seconds of every cycle are full of full-page images, and at
+	 * the recent rate they look like a checkpoint about to be forced.  Keep
+	 * what they reached at this size clear of the trigger, or the next
+	 * cycle would grow again.
+	 */
+	target = cycles_need_mb;
+	reach_mb = size_holding_bytes(c, (double) m->peak_reach_bytes_at_size *
+								  (1.0 + SETTLE_REACH_MARGIN));
+	if (target < reach_mb)
+		target = reach_mb;
 	if (target < c->floor_mb)
 		target = c->floor_mb;
 	settled_limit_mb = target + target / SETTLE_MARGIN_DIVISOR;
@@ -798,8 +993,8 @@ step_settle_provisional(DecideContext *c)
 	{
 		note_change(c, WALSIZER_ACTION_SHRINK, target);
 		set_reason(d,
-				   "settling: whole checkpoint cycles at %lld MB need %lld MB; the first size came from a few seconds of WAL",
-				   (long long) c->current_mb, (long long) c->needed_mb);
+				   "settling: whole checkpoint cycles at %lld MB need %lld MB; the growth was sized from WAL measured at a smaller size or over a few seconds",
+				   (long long) c->current_mb, (long long) cycles_need_mb);
 		return true;
 	}
 	if (c->current_mb <= settled_limit_mb)
@@ -889,7 +1084,7 @@ explain_no_change(DecideContext *c)
 				   (long long) c->current_mb);
 	else if (c->needed_mb > c->current_mb)
 		set_reason(c->d,
-				   "the peak rate would need %lld MB, but no checkpoint was forced and none is projected",
+				   "the peak rate would need %lld MB, but no checkpoint was forced and none is imminent",
 				   (long long) c->needed_mb);
 	else if (d->state.windows_below_half > 0)
 		set_reason(c->d,

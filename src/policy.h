@@ -66,6 +66,8 @@ typedef struct WalsizerSettings
 	int64_t		disk_cap_mb;	/* disk_fraction of WAL space, <= 0 unknown */
 	int			shrink_after;	/* windows below half before shrinking, 0 off */
 	int			cooldown;		/* windows between two changes */
+	double		sample_interval_s;	/* walsizer.sample_interval: how soon
+									 * the next sample can react */
 } WalsizerSettings;
 
 /* Measurements of the WAL load. */
@@ -88,9 +90,47 @@ typedef struct WalsizerMeasurements
 	bool		peak_covers_cycle;	/* peak_rate is over whole
 									 * checkpoint_timeouts measured at the
 									 * current size */
+	bool		size_is_walsizers;	/* the size in effect is walsizer's own
+									 * latest choice */
 	int64_t		wal_forced_since_change;	/* checkpoints forced by WAL
-											 * since the last size change,
-											 * at any sample */
+											 * since walsizer's own last size
+											 * change, at any sample; 0 when
+											 * the size in effect is not
+											 * walsizer's latest choice */
+
+	/*
+	 * What a size the policy grew to is judged by: whole checkpoint cycles
+	 * measured at it.  A cycle runs from one redo pointer move to the next;
+	 * a timed one lasted about checkpoint_timeout and was not forced.
+	 */
+	int64_t		timed_cycles_at_size;	/* whole timed cycles that started
+										 * after the last size change */
+	uint64_t	timed_cycle_peak_bytes_at_size; /* the most WAL one of them
+												 * wrote */
+	int64_t		wal_forced_at_size; /* checkpoints forced by WAL since the
+									 * last size change, whoever made it */
+	uint64_t	timed_cycle_peak_bytes; /* the most WAL a whole timed cycle
+										 * wrote within the horizon, 0 when
+										 * none ended there */
+	uint64_t	peak_reach_bytes_at_size;	/* the furthest reach_bytes of
+											 * the last two cycles at this
+											 * size */
+	uint64_t	reach_bytes;	/* WAL after the redo pointer expected
+								 * within reach_within_s (valid with
+								 * recent_rate_valid) */
+	double		reach_within_s; /* the imminence lookahead, or less when
+								 * the timed checkpoint comes first */
+	double		recent_record_rate; /* recent_rate without full-page
+									 * images: what the load goes on
+									 * writing once they fade */
+
+	/* the last complete cycle, for status() */
+	double		last_cycle_s;	/* 0 until one was seen */
+	uint64_t	last_cycle_bytes;	/* WAL from one redo pointer to the next */
+	uint64_t	last_cycle_fpi_bytes;	/* of which full-page images */
+	bool		last_cycle_timed;
+	bool		fpi_bytes_measured; /* the server counts image bytes (19+);
+									 * else they are estimated */
 } WalsizerMeasurements;
 
 /* What the policy remembers between calls; the worker persists it. */
@@ -101,8 +141,9 @@ typedef struct WalsizerPolicyState
 										 * -1 until the end of a window in
 										 * which it changed */
 	int32_t		cap_reported;	/* a blocked growth was already reported */
-	int32_t		provisional;	/* the size came from a projection over a
-								 * few seconds; settle it once whole
+	int32_t		provisional;	/* the size came from a growth, sized from
+								 * WAL measured at a smaller size or over a
+								 * few seconds; settle it once whole timed
 								 * checkpoint cycles have been measured */
 } WalsizerPolicyState;
 
@@ -140,6 +181,7 @@ extern uint64_t walsizer_trigger_bytes(int64_t max_wal_size_mb,
 extern int64_t walsizer_needed_mb(double bytes_per_s,
 								  const WalsizerSettings *settings);
 extern bool walsizer_changes_size(WalsizerAction action);
+extern double walsizer_imminent_lookahead_s(double sample_interval_s);
 extern bool walsizer_decision_keeps_state(const WalsizerMeasurements *m,
 										  const WalsizerDecision *d);
 

@@ -104,6 +104,8 @@ walsizer_record_new_baseline(int64 baseline_mb)
 	walsizer_shared->persistent.intent_mb = 0;
 	walsizer_shared->persistent.policy.windows_since_change = 0;
 	walsizer_shared->persistent.policy.windows_below_half = 0;
+	/* the DBA's value is not walsizer's growth: never "settle" it */
+	walsizer_shared->persistent.policy.provisional = 0;
 	walsizer_shared->status.pending_mb = 0;
 	LWLockRelease(walsizer_shared->lock);
 }
@@ -148,6 +150,12 @@ walsizer_publish(const WalsizerIterationReport *r)
 	st->recent_rate = m->recent_rate_valid ? m->recent_rate : 0;
 	st->peak_rate = m->peak_rate;
 	st->wal_since_redo_bytes = m->wal_since_redo_bytes;
+	st->record_rate = m->recent_rate_valid ? m->recent_record_rate : 0;
+	st->last_cycle_s = m->last_cycle_s;
+	st->last_cycle_bytes = m->last_cycle_bytes;
+	st->last_cycle_fpi_bytes = m->last_cycle_fpi_bytes;
+	st->last_cycle_timed = m->last_cycle_timed;
+	st->fpi_bytes_measured = m->fpi_bytes_measured;
 	st->disk_cap_mb = r->disk_cap_mb;
 	st->blocked = r->blocked;
 	st->plan = *r->plan;

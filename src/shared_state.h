@@ -50,6 +50,14 @@ typedef struct WalsizerStatus
 	int64		disk_cap_mb;	/* 0 when unknown */
 	bool		blocked;		/* ALTER SYSTEM is not allowed */
 	int64		pending_mb;		/* written, not yet seen applied */
+	double		record_rate;	/* bytes/s, recent_rate without images */
+
+	/* the last complete checkpoint cycle (last_cycle_s 0: none yet) */
+	double		last_cycle_s;
+	uint64		last_cycle_bytes;
+	uint64		last_cycle_fpi_bytes;
+	bool		last_cycle_timed;
+	bool		fpi_bytes_measured; /* counted by the server, not estimated */
 
 	/* what the policy would do if the window ended now */
 	WalsizerDecision plan;

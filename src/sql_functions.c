@@ -30,7 +30,9 @@ PG_FUNCTION_INFO_V1(walsizer_decisions);
 PG_FUNCTION_INFO_V1(walsizer_recommend);
 PG_FUNCTION_INFO_V1(walsizer_check_now);
 
-#define STATUS_COLUMNS 38
+/* status() has 38 columns in version 1.0 of the SQL objects, 44 in 1.1 */
+#define STATUS_COLUMNS_V1_0 38
+#define STATUS_COLUMNS 44
 #define DECISION_COLUMNS 11
 #define RECOMMEND_COLUMNS 7
 
@@ -85,14 +87,20 @@ put_ratio(RowBuilder *row, double part, double whole)
 		put(row, Float8GetDatum(part / whole));
 }
 
+/*
+ * The caller's row type, blessed.  It must have expected_columns columns,
+ * or older_columns when that is not 0: the SQL objects of an older
+ * version, before ALTER EXTENSION UPDATE, get the columns they know.
+ */
 static TupleDesc
-result_tupdesc(FunctionCallInfo fcinfo, int expected_columns)
+result_tupdesc(FunctionCallInfo fcinfo, int expected_columns, int older_columns)
 {
 	TupleDesc	tupdesc;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != expected_columns)
+	if (tupdesc->natts != expected_columns &&
+		(older_columns == 0 || tupdesc->natts != older_columns))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
 				 errmsg("function returns %d columns, the pg_walsizer library expects %d",
@@ -115,7 +123,7 @@ walsizer_status(PG_FUNCTION_ARGS)
 	bool		has_latest;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, STATUS_COLUMNS);
+	tupdesc = result_tupdesc(fcinfo, STATUS_COLUMNS, STATUS_COLUMNS_V1_0);
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	st = walsizer_shared->status;
@@ -212,7 +220,29 @@ walsizer_status(PG_FUNCTION_ARGS)
 		put_null(&row);
 		put_null(&row);
 	}
-	Assert(row.next == STATUS_COLUMNS);
+	Assert(row.next == STATUS_COLUMNS_V1_0);
+
+	/* 1.1: the last checkpoint cycle, images apart */
+	if (tupdesc->natts == STATUS_COLUMNS)
+	{
+		if (st.last_cycle_s > 0)
+		{
+			put(&row, Float8GetDatum(st.last_cycle_s));
+			put(&row, Int64GetDatum((int64) st.last_cycle_bytes));
+			put(&row, Int64GetDatum((int64) st.last_cycle_fpi_bytes));
+			put(&row, BoolGetDatum(st.last_cycle_timed));
+		}
+		else
+		{
+			put_null(&row);
+			put_null(&row);
+			put_null(&row);
+			put_null(&row);
+		}
+		put_text(&row, st.fpi_bytes_measured ? "measured" : "estimated");
+		put(&row, Float8GetDatum(st.record_rate));
+		Assert(row.next == STATUS_COLUMNS);
+	}
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
@@ -276,7 +306,7 @@ walsizer_recommend(PG_FUNCTION_ARGS)
 	TimestampTz last_sample_at;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, RECOMMEND_COLUMNS);
+	tupdesc = result_tupdesc(fcinfo, RECOMMEND_COLUMNS, 0);
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	plan = walsizer_shared->status.plan;

@@ -10,6 +10,8 @@
  *				checkpointer counters together and stamps the bgwriter's.
  *		17+:	num_timed and num_requested, with their own reset timestamp.
  *		18+:	the WAL counters moved into PgStat_WalStats.wal_counters.
+ *		19+:	wal_fpi_bytes counts the bytes of full-page images; before,
+ *				only their number is known.
  *
  * The statistics are read from the shared snapshot; the cached copy is
  * dropped first so that every call sees current values even though the
@@ -46,7 +48,16 @@ walsizer_read_counters(WalsizerCounters *counters)
 #if PG_VERSION_NUM >= 180000
 	counters->wal_fpi = wal->wal_counters.wal_fpi;
 	counters->wal_bytes = wal->wal_counters.wal_bytes;
+#if PG_VERSION_NUM >= 190000
+	counters->wal_fpi_bytes = wal->wal_counters.wal_fpi_bytes;
+	counters->fpi_bytes_counted = true;
 #else
+	counters->wal_fpi_bytes = 0;
+	counters->fpi_bytes_counted = false;
+#endif
+#else
+	counters->wal_fpi_bytes = 0;
+	counters->fpi_bytes_counted = false;
 	counters->wal_fpi = wal->wal_fpi;
 	counters->wal_bytes = wal->wal_bytes;
 #endif

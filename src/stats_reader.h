@@ -16,6 +16,8 @@ typedef struct WalsizerCounters
 	int64		requested;		/* requested checkpoints, for any reason */
 	TimestampTz reset_at;		/* when the counters were last reset */
 	int64		wal_fpi;		/* full-page images written */
+	uint64		wal_fpi_bytes;	/* their bytes (19+), else 0 */
+	bool		fpi_bytes_counted;	/* wal_fpi_bytes is counted */
 	uint64		wal_bytes;		/* WAL bytes, as pg_stat_wal counts them */
 	TimestampTz wal_reset_at;	/* when the WAL counters were last reset */
 } WalsizerCounters;

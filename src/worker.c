@@ -113,6 +113,7 @@ wsw_policy_settings(WalsizerSettings *s)
 	s->disk_cap_mb = ws.disk_cap_mb;
 	s->shrink_after = walsizer_shrink_after;
 	s->cooldown = walsizer_cooldown;
+	s->sample_interval_s = walsizer_sample_interval_ms / 1000.0;
 }
 
 /* --- Sampling ------------------------------------------------------------- */
@@ -131,6 +132,9 @@ wsw_read_sample(TimestampTz now, WalsizerSample *sample)
 	sample->requested = counters.requested;
 	sample->counters_reset_at = counters.reset_at;
 	sample->wal_fpi = counters.wal_fpi;
+	sample->wal_fpi_bytes = counters.wal_fpi_bytes;
+	sample->wal_stat_bytes = counters.wal_bytes;
+	sample->fpi_bytes_counted = counters.fpi_bytes_counted;
 	sample->wal_reset_at = counters.wal_reset_at;
 	sample->max_wal_size_mb = max_wal_size_mb;
 }

@@ -16,14 +16,23 @@
  *	  is below the old size;
  *	- SHRINK moves down, never below the floor, and either to walsizer.max
  *	  lowered below a size walsizer had set (the cap, or the DBA's own size
- *	  rounded up to a segment when that is above the cap), or, for a quiet
- *	  load, by at most half and never below what the load needs.  Only when
- *	  the server runs above the cap (the DBA's own size is above
- *	  walsizer.max) may such a shrink end above the cap;
+ *	  rounded up to a segment when that is above the cap), or after the
+ *	  cooldown, either for a quiet load by at most half and never below
+ *	  what the load needs, or to settle a provisional size at a window end
+ *	  once whole timed cycles were measured at it, none forced, and the
+ *	  peak covers a cycle.  Only when the server runs above the cap (the
+ *	  DBA's own size is above walsizer.max) may such a shrink end above the
+ *	  cap;
  *	- GROW and CAPPED need evidence: a window end with at least
  *	  max(threshold, 1) WAL-forced checkpoints making at least ratio of all
- *	  its checkpoints (counters not reset), or a valid recent rate projecting
- *	  more WAL than the trigger before the next timed checkpoint;
+ *	  its checkpoints (counters not reset), or, with a valid recent rate, the
+ *	  WAL after the redo pointer expected to reach the trigger within the
+ *	  lookahead (imminent).  A growth for an imminent checkpoint at least
+ *	  doubles the size until whole timed cycles were measured, and then
+ *	  reaches at least what they need.  A growth that changes the size is
+ *	  provisional.
+ *	  During the cooldown a size grows only for an imminent checkpoint at
+ *	  walsizer's own size or with checkpoints forced since the last change;
  *	- the cooldown state stays >= -1 and the shrink count >= 0.
  *
  * Sanitizers (address, undefined) catch what the checks cannot.
@@ -48,7 +57,9 @@ violated(const char *promise, const WalsizerSettings *s,
 			"  action %s, old %lld, new %lld, cap %lld (%s), floor %lld, needed %lld\n"
 			"  current %lld, max %lld, min %lld, baseline %lld, disk %lld, segment %lld B\n"
 			"  window_end %d, reset %d, forced %lld of %lld+%lld, recent %d %g, peak %g\n"
-			"  trigger %llu, projected %llu\n  reason: %s\n",
+			"  trigger %llu, projected %llu, reach %llu, since redo %llu\n"
+			"  ours %d, timed cycles %lld (peak %llu), forced at size %lld, since change %lld\n"
+			"  provisional %d, windows since change %d\n  reason: %s\n",
 			promise, walsizer_action_name(d->action),
 			(long long) d->old_mb, (long long) d->new_mb,
 			(long long) d->cap_mb,
@@ -61,7 +72,14 @@ violated(const char *promise, const WalsizerSettings *s,
 			(long long) m->timed, (long long) m->requested,
 			m->recent_rate_valid, m->recent_rate, m->peak_rate,
 			(unsigned long long) d->trigger_bytes,
-			(unsigned long long) d->projected_bytes, d->reason);
+			(unsigned long long) d->projected_bytes,
+			(unsigned long long) m->reach_bytes,
+			(unsigned long long) m->wal_since_redo_bytes,
+			m->size_is_walsizers, (long long) m->timed_cycles_at_size,
+			(unsigned long long) m->timed_cycle_peak_bytes,
+			(long long) m->wal_forced_at_size,
+			(long long) m->wal_forced_since_change,
+			d->state.provisional, d->state.windows_since_change, d->reason);
 	abort();
 }
 
@@ -99,6 +117,25 @@ round_down(int64_t mb, int64_t seg)
 	return mb / seg * seg;
 }
 
+/*
+ * Is the next checkpoint imminent, judged from the inputs alone?  WAL
+ * already past the trigger forces one only at the end of a segment, so
+ * then a segment's worth must be expected within the lookahead.
+ */
+static bool
+imminent_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
+				  int64_t current_mb)
+{
+	uint64_t	trigger = walsizer_trigger_bytes(current_mb, s->segment_bytes,
+												 s->completion_target);
+	uint64_t	segment = (uint64_t) segment_mb_of(s) * BYTES_PER_MB;
+
+	if (!m->recent_rate_valid || m->reach_bytes < trigger)
+		return false;
+	return m->wal_since_redo_bytes < trigger ||
+		m->reach_bytes - m->wal_since_redo_bytes >= segment;
+}
+
 /* Was there evidence for growth, judged from the inputs alone? */
 static bool
 growth_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
@@ -107,23 +144,34 @@ growth_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	int64_t		threshold = s->threshold < 1 ? 1 : s->threshold;
 	int64_t		checkpoints = m->timed + m->requested;
 	bool		reactive;
-	double		projected = (double) m->wal_since_redo_bytes;
-	uint64_t	trigger = walsizer_trigger_bytes(current_mb, s->segment_bytes,
-												 s->completion_target);
 
 	reactive = m->window_end && !m->counters_reset &&
 		m->wal_forced >= threshold && checkpoints > 0 &&
 		(double) m->wal_forced / (double) checkpoints >= s->ratio;
-	if (m->recent_rate_valid && isfinite(m->recent_rate) && m->recent_rate > 0 &&
-		isfinite(m->seconds_to_timed_checkpoint) &&
-		m->seconds_to_timed_checkpoint > 0)
-		projected += m->recent_rate * m->seconds_to_timed_checkpoint;
-	return reactive || (m->recent_rate_valid && projected > (double) trigger);
+	return reactive || imminent_evidence(s, m, current_mb);
+}
+
+/*
+ * Is this decision within the cooldown of the last change?  The policy
+ * counts the window end first, up to the limit a fresh state starts at.
+ */
+static bool
+in_cooldown(const WalsizerSettings *s, const WalsizerMeasurements *m,
+			const WalsizerPolicyState *before)
+{
+	WalsizerPolicyState fresh;
+	int64_t		since = before->windows_since_change;
+	int64_t		cooldown = s->cooldown < 1 ? 1 : s->cooldown;
+
+	walsizer_policy_init_state(&fresh);
+	if (m->window_end && since < fresh.windows_since_change)
+		since++;
+	return since < cooldown;
 }
 
 static void
 check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
-			   const WalsizerDecision *d)
+			   const WalsizerPolicyState *before, const WalsizerDecision *d)
 {
 	int64_t		seg = segment_mb_of(s);
 	bool		changed = d->new_mb != d->old_mb;
@@ -164,9 +212,18 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 				break;			/* walsizer.max lowered below the DBA's size */
 			if (d->new_mb == d->cap_mb && d->old_mb > d->cap_mb)
 				break;			/* walsizer.max lowered below walsizer's size */
-			/* a quiet-load shrink: at most halving, never below the need */
-			PROMISE(d->new_mb >= round_up((d->old_mb + 1) / 2, seg));
-			PROMISE(d->new_mb >= d->needed_mb);
+			/* only after the cooldown */
+			PROMISE(!in_cooldown(s, m, before));
+			/*
+			 * A quiet-load shrink at most halves, never below the need; a
+			 * settle follows whole timed cycles measured at the size.
+			 */
+			PROMISE((d->new_mb >= round_up((d->old_mb + 1) / 2, seg) &&
+					 d->new_mb >= d->needed_mb) ||
+					(before->provisional && m->window_end &&
+					 m->timed_cycles_at_size > 0 &&
+					 m->timed_cycle_peak_bytes_at_size > 0 &&
+					 m->wal_forced_at_size <= 0 && m->peak_covers_cycle));
 			/* from above the cap (the DBA's size is above walsizer.max) */
 			PROMISE(d->new_mb <= d->cap_mb || d->old_mb > d->cap_mb);
 			break;
@@ -174,12 +231,27 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 			PROMISE(d->new_mb > d->old_mb);
 			PROMISE(d->new_mb >= d->floor_mb && d->new_mb <= d->cap_mb);
 			PROMISE(growth_evidence(s, m, d->old_mb));
+			PROMISE(!imminent_evidence(s, m, d->old_mb) ||
+					m->timed_cycle_peak_bytes > 0 ||
+					d->old_mb > SIZE_LIMIT_MB / 2 ||
+					d->new_mb >= 2 * d->old_mb);
+			PROMISE(!imminent_evidence(s, m, d->old_mb) ||
+					m->timed_cycle_peak_bytes == 0 ||
+					d->new_mb >= d->needed_mb);
+			PROMISE(d->state.provisional == 1);
+			PROMISE(!in_cooldown(s, m, before) ||
+					(imminent_evidence(s, m, d->old_mb) && m->size_is_walsizers) ||
+					m->wal_forced_since_change > 0);
 			break;
 		case WALSIZER_ACTION_CAPPED:
 			PROMISE(d->new_mb == d->old_mb || d->new_mb == d->cap_mb);
 			PROMISE(d->new_mb >= d->old_mb);
 			PROMISE(d->state.cap_reported == 1);
 			PROMISE(growth_evidence(s, m, d->old_mb));
+			PROMISE(!changed || d->state.provisional == 1);
+			PROMISE(!changed || !in_cooldown(s, m, before) ||
+					(imminent_evidence(s, m, d->old_mb) && m->size_is_walsizers) ||
+					m->wal_forced_since_change > 0);
 			break;
 		default:
 			PROMISE(!"the policy returned an action only the worker may use");
@@ -209,6 +281,7 @@ read_settings(FuzzInput *in, WalsizerSettings *s)
 	s->disk_cap_mb = fuzz_int(in);
 	s->shrink_after = fuzz_int32(in);
 	s->cooldown = fuzz_int32(in);
+	s->sample_interval_s = fuzz_double(in);
 }
 
 static void
@@ -220,6 +293,8 @@ read_measurements(FuzzInput *in, WalsizerMeasurements *m)
 	m->window_end = flags & 1;
 	m->counters_reset = (flags & 2) != 0;
 	m->recent_rate_valid = (flags & 4) != 0;
+	m->size_is_walsizers = (flags & 8) != 0;
+	m->peak_covers_cycle = (flags & 16) != 0;
 	m->window_s = fuzz_double(in);
 	/* the worker's counts are differences of int64 counters: int32 here */
 	m->timed = fuzz_int32(in);
@@ -231,6 +306,14 @@ read_measurements(FuzzInput *in, WalsizerMeasurements *m)
 	m->peak_rate = fuzz_double(in);
 	m->seconds_to_timed_checkpoint = fuzz_double(in);
 	m->wal_forced_since_change = fuzz_int32(in);
+	m->reach_bytes = (uint64_t) fuzz_int(in);
+	m->reach_within_s = fuzz_double(in);
+	m->recent_record_rate = fuzz_double(in);
+	m->timed_cycles_at_size = fuzz_int32(in);
+	m->timed_cycle_peak_bytes_at_size = (uint64_t) fuzz_int(in);
+	m->wal_forced_at_size = fuzz_int32(in);
+	m->peak_reach_bytes_at_size = (uint64_t) fuzz_int(in);
+	m->timed_cycle_peak_bytes = (uint64_t) fuzz_int(in);
 }
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -276,7 +359,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		read_measurements(&input, &m);
 		walsizer_decide(&settings, &m, &state, &d);
-		check_decision(&settings, &m, &d);
+		check_decision(&settings, &m, &state, &d);
 
 		/* the policy is a function: the same call gives the same answer */
 		walsizer_decide(&settings, &m, &state, &again);

@@ -4,8 +4,9 @@
  *		Writes the seed corpora of the fuzzers into test/fuzz/corpus/.
  *
  * Seeds give the fuzzers a head start on inputs that mean something:
- * ordinary settings with forced checkpoints, a projected forced checkpoint,
- * a long quiet stretch, a disk cap, and valid state file images.  They are
+ * ordinary settings with forced checkpoints, an imminent forced checkpoint,
+ * a provisional size that settles, a long quiet stretch, a disk cap, and
+ * valid state file images.  They are
  * written in fuzz_input.h's encoding; rerun with `make fuzz-corpus` when
  * that encoding or the state format changes.
  *
@@ -77,11 +78,31 @@ put_settings(Seed *seed, unsigned current_mb, unsigned max_mb,
 	put_hundredths(seed, 0.25);
 	put_small(seed, max_mb);
 	put_small(seed, 0);			/* min */
-	put_small(seed, current_mb);	/* baseline */
+	put_small(seed, current_mb < 1024 ? current_mb : 1024);	/* baseline */
 	put_small(seed, disk_mb);
 	put_small(seed, shrink_after);
 	put_small(seed, 1);			/* cooldown */
+	put_hundredths(seed, 1);	/* sample_interval */
 	put_byte(seed, 0);			/* fresh state */
+}
+
+/*
+ * What measure.c adds to a sample: the reach within the lookahead, the
+ * record rate, and the cycles measured at the size.
+ */
+static void
+put_cycles(Seed *seed, unsigned reach_mb, double record_mb_s,
+		   unsigned timed_cycles, unsigned peak_reach_mb)
+{
+	put_raw(seed, (uint64_t) reach_mb * 1048576);
+	put_hundredths(seed, 3);	/* reach_within_s */
+	put_rate(seed, record_mb_s);
+	put_small(seed, timed_cycles);
+	/* the most WAL one of them wrote: a checkpoint_timeout at the rate */
+	put_raw(seed, (uint64_t) (timed_cycles > 0 ? record_mb_s * 300 * 1048576 : 0));
+	put_small(seed, 0);			/* forced at size */
+	put_raw(seed, (uint64_t) peak_reach_mb * 1048576);
+	put_small(seed, 0);			/* timed_cycle_peak_bytes */
 }
 
 static void
@@ -89,7 +110,7 @@ put_window(Seed *seed, double rate_mb_s, unsigned timed, unsigned requested,
 		   unsigned forced)
 {
 	put_byte(seed, 0);			/* no setting changes */
-	put_byte(seed, 1);			/* window end */
+	put_byte(seed, 1 | 8 | 16); /* window end, our size, peak covers */
 	put_hundredths(seed, 300);
 	put_small(seed, timed);
 	put_small(seed, requested);
@@ -99,6 +120,8 @@ put_window(Seed *seed, double rate_mb_s, unsigned timed, unsigned requested,
 	put_rate(seed, rate_mb_s);
 	put_rate(seed, rate_mb_s);
 	put_hundredths(seed, 300);
+	put_small(seed, forced);	/* forced since the last change */
+	put_cycles(seed, 0, rate_mb_s, forced > 0 ? 0 : 2, 0);
 }
 
 static void
@@ -106,7 +129,7 @@ put_sample(Seed *seed, double rate_mb_s, unsigned since_redo_mb,
 		   double to_timed_s)
 {
 	put_byte(seed, 0);
-	put_byte(seed, 4);			/* recent rate valid */
+	put_byte(seed, 4 | 8);		/* recent rate valid, our size */
 	put_hundredths(seed, 0);
 	put_small(seed, 0);
 	put_small(seed, 0);
@@ -116,6 +139,9 @@ put_sample(Seed *seed, double rate_mb_s, unsigned since_redo_mb,
 	put_rate(seed, rate_mb_s);
 	put_rate(seed, rate_mb_s);
 	put_hundredths(seed, to_timed_s);
+	put_small(seed, 0);			/* forced since the last change */
+	put_cycles(seed, since_redo_mb + (unsigned) (3 * rate_mb_s),
+			   rate_mb_s / 2, 0, 0);
 }
 
 static void
@@ -150,8 +176,18 @@ policy_seeds(const char *dir)
 	put_settings(&seed, 1024, 4096, 0, 12);
 	put_byte(&seed, 2);
 	put_sample(&seed, 2, 400, 100);
-	put_sample(&seed, 4, 700, 60);
-	write_seed(dir, "projected", seed.bytes, seed.len);
+	put_sample(&seed, 40, 500, 60);
+	put_sample(&seed, 80, 1000, 50);
+	write_seed(dir, "imminent", seed.bytes, seed.len);
+
+	memset(&seed, 0, sizeof(seed));
+	put_settings(&seed, 1024, 8192, 0, 12);
+	put_byte(&seed, 4);
+	put_sample(&seed, 40, 500, 60);
+	put_window(&seed, 1, 1, 0, 0);
+	put_window(&seed, 1, 1, 0, 0);
+	put_window(&seed, 1, 1, 0, 0);
+	write_seed(dir, "imminent_then_settle", seed.bytes, seed.len);
 
 	memset(&seed, 0, sizeof(seed));
 	put_settings(&seed, 4096, 4096, 0, 2);

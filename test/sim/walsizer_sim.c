@@ -11,9 +11,14 @@
  * deterministically, in a few milliseconds.
  *
  * The server model, one step per walsizer.sample_interval:
- *	- WAL is written at the trace's rate, times fpi_factor for fpi_seconds
- *	  after each checkpoint start (full-page images make checkpoints feed
- *	  WAL).
+ *	- WAL records are written at the trace's rate.  Full-page images come
+ *	  on top, as PostgreSQL writes them: the first change of each page of a
+ *	  working set after a checkpoint starts logs the whole page.  The load
+ *	  touches touches_per_mb pages, spread evenly over working_set_mb, per
+ *	  MB of records, so images are most of the WAL right after a
+ *	  checkpoint and fade as the set has been written once.  (An older,
+ *	  cruder model is kept for the first traces: WAL times fpi_factor for
+ *	  fpi_seconds after each checkpoint start.)
  *	- A checkpoint moves the redo pointer to the insert position when it
  *	  starts.  WAL volume forces one, as XLogCheckpointNeeded() does, when
  *	  segment redo_segment + CheckPointSegments - 1 has been filled; a
@@ -35,6 +40,8 @@
  *		sample_interval_ms (1000)  report_delay (1)
  *		max_mb (4096)  min_mb (0)  disk_cap_mb (0)  threshold (2)
  *		ratio (0.33)  headroom (0.25)  shrink_after (12)  cooldown (1)
+ *		working_set_mb (0)  touches_per_mb (0)  fpi_bytes (8192)
+ *		fpi_bytes_counted (0: images counted, their bytes not, as before 19)
  *		fpi_factor (1)  fpi_seconds (0)  duration (sum of the phases)
  *	Load phases, played in order and repeated until duration:
  *		rate SECONDS MB_PER_S
@@ -42,6 +49,10 @@
  *	Events:
  *		manual_checkpoint_every SECONDS
  *		reset_counters_at SECOND	(may repeat)
+ *	Checks, for a trace recorded from a real server:
+ *		real_final_mb MB	the size the real server ended with; the
+ *							simulator fails (exit 1) unless its own final
+ *							size is within REAL_TOLERANCE of it
  *
  * Usage: walsizer_sim TRACE.  Prints a summary: checkpoint counts, the
  * size changes and where max_wal_size ended.
@@ -60,6 +71,8 @@
 #define MAX_PHASES 256
 #define MAX_RESETS 64
 #define MAX_CHANGES 200
+/* how close a replay of a recorded trace must end to the real server */
+#define REAL_TOLERANCE 0.2
 /* checkpoints started but not yet shown by the statistics */
 #define MAX_UNREPORTED 64
 #define USECS_PER_SECOND ((int64_t) 1000000)
@@ -81,6 +94,11 @@ typedef struct Trace
 	double		report_delay_s;
 	double		fpi_factor;
 	long		fpi_seconds;
+	double		working_set_pages;
+	double		touches_per_mb;
+	double		fpi_bytes;
+	bool		fpi_bytes_counted;
+	int64_t		real_final_mb;	/* 0: not a recorded trace */
 	long		manual_every_s;
 	Phase		phases[MAX_PHASES];
 	int			nphases;
@@ -128,6 +146,7 @@ parse_trace(const char *path, Trace *trace)
 	trace->sample_interval_ms = 1000;
 	trace->report_delay_s = 1;
 	trace->fpi_factor = 1;
+	trace->fpi_bytes = 8192;
 
 	while (fgets(line, sizeof(line), file))
 	{
@@ -180,6 +199,16 @@ parse_trace(const char *path, Trace *trace)
 			s->shrink_after = (int) a;
 		else if (strcmp(key, "cooldown") == 0)
 			s->cooldown = (int) a;
+		else if (strcmp(key, "working_set_mb") == 0)
+			trace->working_set_pages = a * BYTES_PER_MB / 8192;
+		else if (strcmp(key, "touches_per_mb") == 0)
+			trace->touches_per_mb = a;
+		else if (strcmp(key, "fpi_bytes") == 0)
+			trace->fpi_bytes = a;
+		else if (strcmp(key, "real_final_mb") == 0)
+			trace->real_final_mb = (int64_t) a;
+		else if (strcmp(key, "fpi_bytes_counted") == 0)
+			trace->fpi_bytes_counted = a != 0;
 		else if (strcmp(key, "fpi_factor") == 0)
 			trace->fpi_factor = a;
 		else if (strcmp(key, "fpi_seconds") == 0)
@@ -284,6 +313,9 @@ typedef struct Server
 {
 	WalsizerSample stats;		/* what a sample reads */
 	int64_t		last_start_us;	/* the latest checkpoint start */
+	double		touched_share;	/* of the working set since that start */
+	double		fpi_exact;		/* images so far, with their fractions */
+	double		fpi_bytes_exact;
 	struct
 	{
 		int64_t		done_at_us;
@@ -301,6 +333,7 @@ start_checkpoint(Server *server, const Trace *trace, int64_t now_us,
 {
 	server->stats.redo_lsn = server->stats.insert_lsn;
 	server->last_start_us = now_us;
+	server->touched_share = 0;
 	if (server->nunreported == MAX_UNREPORTED)
 		die("too many checkpoints in flight", trace->name);
 	server->unreported[server->nunreported].done_at_us = now_us +
@@ -337,6 +370,37 @@ report_checkpoints(Server *server, int64_t now_us)
 }
 
 /*
+ * The images of a step that wrote record_bytes of records: its page
+ * touches fall evenly on the working set, and each page touched for the
+ * first time since the checkpoint started is logged whole.  The expected
+ * share of pages touched after n touches is 1 - (1 - 1/W)^n.
+ */
+static void
+write_full_page_images(Server *server, const Trace *trace, double record_bytes)
+{
+	double		touches;
+	double		share;
+	double		images;
+
+	if (trace->working_set_pages < 1 || trace->touches_per_mb <= 0)
+		return;
+	touches = trace->touches_per_mb * record_bytes / (double) BYTES_PER_MB;
+	share = 1 - (1 - server->touched_share) *
+		exp(-touches / trace->working_set_pages);
+	images = (share - server->touched_share) * trace->working_set_pages;
+	server->touched_share = share;
+	server->fpi_exact += images;
+	server->fpi_bytes_exact += images * trace->fpi_bytes;
+	server->stats.insert_lsn += (uint64_t) llround(images * trace->fpi_bytes);
+	server->stats.wal_fpi = (int64_t) server->fpi_exact;
+	if (trace->fpi_bytes_counted)
+	{
+		server->stats.wal_fpi_bytes = (uint64_t) server->fpi_bytes_exact;
+		server->stats.fpi_bytes_counted = true;
+	}
+}
+
+/*
  * One step of the server: write the WAL of (now_us - step_us, now_us],
  * then start whatever checkpoint is due, as the checkpointer would.
  */
@@ -353,6 +417,7 @@ server_step(Server *server, const Trace *trace, const WalsizerSettings *s,
 		(int64_t) trace->fpi_seconds * USECS_PER_SECOND)
 		rate *= trace->fpi_factor;
 	server->stats.insert_lsn += (uint64_t) llround(rate * step_us / USECS_PER_SECOND);
+	write_full_page_images(server, trace, rate * step_us / USECS_PER_SECOND);
 
 	/* XLogCheckpointNeeded(): segment redo + CheckPointSegments - 1 full */
 	checkpoint_segments = walsizer_checkpoint_segments(s->current_mb,
@@ -376,6 +441,8 @@ server_step(Server *server, const Trace *trace, const WalsizerSettings *s,
 		server->stats.requested = 0;
 		server->stats.counters_reset_at = now_us;
 	}
+	/* the simulated backends flush their statistics at once */
+	server->stats.wal_stat_bytes = server->stats.insert_lsn;
 	server->stats.at_us = now_us;
 	server->stats.max_wal_size_mb = s->current_mb;
 }
@@ -396,6 +463,7 @@ main(int argc, char **argv)
 	long		capped_reports = 0;
 	int64_t		start_mb;
 	int64_t		largest_mb;
+	int64_t		final_need_mb = 0;
 	Change		changes[MAX_CHANGES];
 	int			nchanges = 0;
 	long		changes_total = 0;
@@ -415,6 +483,7 @@ main(int argc, char **argv)
 	set.completion_target = s->completion_target;
 	set.window_s = (double) trace.window_s;
 	set.sample_interval_ms = trace.sample_interval_ms;
+	s->sample_interval_s = trace.sample_interval_ms / 1000.0;
 	step_us = (int64_t) trace.sample_interval_ms * 1000;
 	duration_us = (int64_t) trace.duration_s * USECS_PER_SECOND;
 
@@ -439,6 +508,8 @@ main(int argc, char **argv)
 		window_end = walsizer_measure_window_due(&measure);
 		walsizer_measure_get(&measure, window_end, size_is_ours, &set, &m);
 		walsizer_decide(s, &m, &state, &d);
+		if (window_end)
+			final_need_mb = d.needed_mb;
 		if (walsizer_decision_keeps_state(&m, &d))
 			state = d.state;
 		if (d.action == WALSIZER_ACTION_CAPPED && d.new_mb == d.old_mb)
@@ -482,11 +553,24 @@ main(int argc, char **argv)
 	printf("size changes: %ld; final %lld MB; largest %lld MB; cap reported without change %ld times\n",
 		   changes_total, (long long) s->current_mb, (long long) largest_mb,
 		   capped_reports);
+	printf("need at the last window end: %lld MB (whole checkpoint_timeouts, with headroom); final size %.2fx that\n",
+		   (long long) final_need_mb,
+		   final_need_mb > 0 ? (double) s->current_mb / (double) final_need_mb : 0.0);
 	for (int i = 0; i < nchanges; i++)
 		printf("  t=%lds %s %lld->%lld MB\n", changes[i].at_s,
 			   walsizer_action_name(changes[i].action),
 			   (long long) changes[i].old_mb, (long long) changes[i].new_mb);
 	if (changes_total > nchanges)
 		printf("  ... %ld more\n", changes_total - nchanges);
+	if (trace.real_final_mb > 0)
+	{
+		double		ratio = (double) s->current_mb / (double) trace.real_final_mb;
+		bool		close = fabs(ratio - 1.0) <= REAL_TOLERANCE;
+
+		printf("real server: final %lld MB; simulated / real = %.2f, %s\n",
+			   (long long) trace.real_final_mb, ratio,
+			   close ? "within 20 %" : "OFF BY MORE THAN 20 %");
+		return close ? 0 : 1;
+	}
 	return 0;
 }

@@ -53,7 +53,7 @@ is($first->{old_mb}, 32, 'grew from the configured 32 MB');
 cmp_ok($first->{new_mb}, '>', 32, "grew to $first->{new_mb} MB ($first->{action})");
 is($first->{new_mb} % 16, 0, 'new size is a whole number of 16 MB segments');
 like($first->{reason},
-	qr/(forced by WAL|projected \d+ MB of WAL before the next timed checkpoint)/,
+	qr/(forced by WAL|projected \d+ MB of WAL since the last checkpoint)/,
 	'reason gives the evidence');
 like($first->{reason}, qr/needs \d+ MB/, 'reason gives the size the load needs');
 if ($first->{action} eq 'capped')

@@ -41,20 +41,24 @@ my @quiet = grep { $_->{reason} !~ /^settling/ } @shrinks;
 ok(@quiet >= 1, scalar(@quiet) . ' of them after quiet windows');
 for my $step (@shrinks)
 {
+	# a settle goes in one step to what whole cycles need; a quiet shrink
+	# at most halves
 	cmp_ok($step->{new_mb}, '>=', int(($step->{old_mb} + 1) / 2),
-		"$step->{old_mb} -> $step->{new_mb} MB: at most halved");
+		"$step->{old_mb} -> $step->{new_mb} MB: at most halved")
+	  if $step->{reason} !~ /^settling/;
 	cmp_ok($step->{new_mb}, '>=', 32, 'never below the floor');
 	# a size grown on a projection may settle before the quiet windows
 	like($step->{reason},
 		qr/for 3 windows the load needed at most \d+ MB|^settling: whole checkpoint cycles/,
 		'the reason explains the quiet windows or the settling');
 }
-# windows between changes: the decision times are at least one window apart
+# windows between shrinks: the decision times are at least one window apart
+# (growth for an imminent checkpoint may take several steps in a window)
 my @times = split /\n/, $node->safe_psql('postgres',
 	"SELECT extract(epoch FROM at) FROM walsizer.decisions() "
-	  . "WHERE action IN ('grow', 'capped', 'shrink') AND new_mb <> old_mb ORDER BY at");
+	  . "WHERE action = 'shrink' ORDER BY at");
 my $too_close = grep { $times[$_] - $times[ $_ - 1 ] < 0.9 } 1 .. $#times;
-is($too_close, 0, 'no two changes within one window');
+is($too_close, 0, 'no two shrinks within one window');
 
 $node->safe_psql('postgres', 'SELECT pg_sleep(4)');
 is($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB',

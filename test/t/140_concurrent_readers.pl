@@ -98,6 +98,15 @@ FROM (SELECT d.*, lag(at) OVER (ORDER BY n) AS previous_at
 EOF
 close $fh;
 
+# The writers: bulk inserts, several MB of WAL a second, so that a
+# checkpoint is soon about to be forced at 32 MB and walsizer grows within
+# the first burst, then shrinks in the quiet between bursts.
+$node->safe_psql('postgres', 'CREATE TABLE ballast (id int, pad text)');
+my $writes = "$dir/writer.sql";
+open($fh, '>', $writes) or die "$writes: $!";
+print $fh "INSERT INTO ballast SELECT g, repeat(md5(g::text), 10) FROM generate_series(1, 1000) g;\n";
+close $fh;
+
 my $sampler = "$dir/cadence.sql";
 open($fh, '>', $sampler) or die "$sampler: $!";
 print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at, "
@@ -124,7 +133,7 @@ my $checks = 0;
 my ($writer_rc, $writer_err) = (0, '');
 for my $burst (1 .. 3)
 {
-	my $writer = start_pgbench($node, '-c', '3', '-j', '3', '-T', 8);
+	my $writer = start_pgbench($node, '-c', '3', '-j', '3', '-T', 8, '-f', $writes);
 	for (1 .. 3)
 	{
 		sleep 2.5;

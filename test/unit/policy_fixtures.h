@@ -9,7 +9,10 @@
  * behaviour under test is about, so each test states its premise in a few
  * lines.  With these settings a sustained WAL rate of R MB/s needs
  * ceil(1.9 * R * 300 * 1.25) MB, rounded up to 16 MB: 720 MB at 1 MB/s,
- * 1440 MB at 2 MB/s, 2864 MB at 4 MB/s.
+ * 1440 MB at 2 MB/s, 2864 MB at 4 MB/s.  At 1 GB a checkpoint is forced
+ * 512 MB after the redo pointer (walsizer_trigger_bytes()); with 1 s
+ * samples a checkpoint is imminent when the WAL is expected to reach that
+ * within 3 s.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,6 +43,7 @@ typical_settings(void)
 	s.disk_cap_mb = 0;
 	s.shrink_after = 12;
 	s.cooldown = 1;
+	s.sample_interval_s = 1;
 	return s;
 }
 
@@ -72,6 +76,61 @@ window_at_rate(double rate_mb_s, int64_t timed, int64_t requested,
 	m.wal_forced = wal_forced;
 	m.wal_bytes = (uint64_t) (rate_mb_s * 300 * (double) MB);
 	m.peak_rate = rate_mb_s * (double) MB;
+	return m;
+}
+
+/* The WAL distance after the redo pointer that forces a checkpoint at s. */
+static inline uint64_t
+trigger_of(const WalsizerSettings *s, int64_t size_mb)
+{
+	return walsizer_trigger_bytes(size_mb, s->segment_bytes,
+								  s->completion_target);
+}
+
+/*
+ * A sample between window ends at which measure.c expects the WAL after
+ * the redo pointer, since_redo_bytes now, to reach reach_bytes within the
+ * lookahead (3 s).  The recent rate is what gets it there; the records
+ * alone, and whole cycles, say 1 MB/s.  At walsizer's own size: an
+ * imminent checkpoint may cut its cooldown short.
+ */
+static inline WalsizerMeasurements
+sample_reaching(uint64_t since_redo_bytes, uint64_t reach_bytes)
+{
+	WalsizerMeasurements m = quiet_sample();
+
+	m.wal_since_redo_bytes = since_redo_bytes;
+	m.recent_rate_valid = true;
+	m.reach_within_s = 3;
+	m.reach_bytes = reach_bytes;
+	m.recent_rate = reach_bytes > since_redo_bytes ?
+		(double) (reach_bytes - since_redo_bytes) / m.reach_within_s : 0;
+	m.recent_record_rate = 1 * (double) MB;
+	m.peak_rate = 1 * (double) MB;
+	m.size_is_walsizers = true;
+	return m;
+}
+
+/*
+ * The end of a window at rate_mb_s after a growth: the horizon holds whole
+ * checkpoint_timeouts at the grown size, and `cycles` whole timed cycles
+ * were measured at it, none forced, each writing rate_mb_s over
+ * checkpoint_timeout.  Settling needs at least two.
+ */
+static inline WalsizerMeasurements
+window_after_timed_cycles(double rate_mb_s, int64_t cycles)
+{
+	WalsizerMeasurements m = window_at_rate(rate_mb_s, 1, 0, 0);
+
+	m.peak_covers_cycle = true;
+	m.timed_cycles_at_size = cycles;
+	m.wal_forced_at_size = 0;
+	m.size_is_walsizers = true;
+	if (cycles > 0)
+	{
+		m.timed_cycle_peak_bytes = m.wal_bytes;
+		m.timed_cycle_peak_bytes_at_size = m.wal_bytes;
+	}
 	return m;
 }
 

@@ -6,10 +6,15 @@
  * Each test builds samples the way PostgreSQL shows them to the worker (a
  * checkpoint moves the redo pointer when it starts and bumps a counter
  * when it is done) and checks what measure.c makes of them: which
- * checkpoints WAL forced, the recent and peak rates, and the windows.
+ * checkpoints WAL forced, the recent and peak rates, the windows, and the
+ * checkpoint cycles: which were whole timed ones, their WAL and full-page
+ * images, and how far the WAL after the redo pointer is expected to reach.
  *
  *-------------------------------------------------------------------------
  */
+#include <math.h>
+#include <stdlib.h>
+
 #include "unit.h"
 
 #include "measure.h"
@@ -17,6 +22,15 @@
 
 #define SEGMENT ((uint64_t) 16 * 1024 * 1024)
 #define SECOND ((int64_t) 1000000)
+/* measure.c's estimate of one full-page image when the server has none */
+#define IMAGE_BYTES 8192
+#define IMAGES_PER_MB (BYTES_PER_MB / IMAGE_BYTES)
+
+/* Rates and WAL volumes come out of floating point: to the byte/s, to 1 kB. */
+#define CHECK_RATE(rate, mb_per_s) \
+	CHECK_CMP(llround(rate), ==, llround((mb_per_s) * (double) BYTES_PER_MB))
+#define CHECK_BYTES_NEAR(bytes, expected) \
+	CHECK_CMP(llabs((long long) (bytes) - (long long) (expected)), <=, 1024)
 
 static WalsizerMeasure ms;
 
@@ -66,6 +80,56 @@ checkpoint_after(WalsizerSample *s, int segments)
 	s->at_us += SECOND;
 	s->insert_lsn += (uint64_t) segments * SEGMENT;
 	s->redo_lsn = s->insert_lsn;
+}
+
+/*
+ * One second of WAL: records_mb_per_s of records and images_mb_per_s of
+ * full-page images, as the WAL position and pg_stat_wal show them (images
+ * counted, not their bytes, as before PostgreSQL 19).
+ */
+static void
+write_records_and_images(WalsizerSample *s, double records_mb_per_s,
+						 double images_mb_per_s)
+{
+	double		mb = records_mb_per_s + images_mb_per_s;
+
+	write_for_one_second(s, mb);
+	s->wal_stat_bytes += (uint64_t) (mb * BYTES_PER_MB);
+	s->wal_fpi += (int64_t) (images_mb_per_s * IMAGES_PER_MB);
+}
+
+/* n seconds of write_records_and_images(), a sample a second. */
+static void
+run_seconds(WalsizerSample *s, const WalsizerMeasureSettings *set, int n,
+			double records_mb_per_s, double images_mb_per_s)
+{
+	for (int i = 0; i < n; i++)
+	{
+		write_records_and_images(s, records_mb_per_s, images_mb_per_s);
+		walsizer_measure_add(&ms, s, set);
+	}
+}
+
+/*
+ * A checkpoint cycle of n seconds as run_seconds() writes it, ended by a
+ * checkpoint starting at its last sample (the redo pointer moves there).
+ */
+static void
+run_cycle(WalsizerSample *s, const WalsizerMeasureSettings *set, int n,
+		  double records_mb_per_s, double images_mb_per_s)
+{
+	run_seconds(s, set, n - 1, records_mb_per_s, images_mb_per_s);
+	write_records_and_images(s, records_mb_per_s, images_mb_per_s);
+	s->redo_lsn = s->insert_lsn;
+	walsizer_measure_add(&ms, s, set);
+}
+
+/* Start measuring at a checkpoint, so that the next one ends a cycle. */
+static void
+start_at_a_checkpoint(WalsizerSample *s, const WalsizerMeasureSettings *set)
+{
+	walsizer_measure_start(&ms, s, set);
+	run_cycle(s, set, 1, 1, 0);
 }
 
 static void
@@ -423,6 +487,414 @@ forgetting_the_load_empties_both_rates(void)
 	CHECK_UEQ(m.wal_bytes, 1 * BYTES_PER_MB);
 }
 
+/* --- full-page images and the record rate ----------------------------- */
+
+/*
+ * Before PostgreSQL 19 the server counts images, not their bytes: each is
+ * taken for a whole 8 kB block.  10 MB/s of WAL of which 256 images a
+ * second (2 MB) leaves 8 MB/s of records.
+ */
+static void
+recent_record_rate_leaves_out_images_estimated_from_their_count(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	walsizer_measure_start(&ms, &s, &set);
+	run_seconds(&s, &set, 5, 8, 2);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate_valid);
+	CHECK(!m.fpi_bytes_measured);
+	CHECK_RATE(m.recent_rate, 10);
+	CHECK_RATE(m.recent_record_rate, 8);
+}
+
+/*
+ * Where the server counts image bytes (19+), those are used, not the
+ * count: 3 MB/s of images in 10 MB/s, whatever their number.
+ */
+static void
+recent_record_rate_uses_the_servers_image_bytes_when_counted(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.fpi_bytes_counted = true;
+	walsizer_measure_start(&ms, &s, &set);
+	for (int i = 0; i < 5; i++)
+	{
+		write_for_one_second(&s, 10);
+		s.wal_stat_bytes += 10 * BYTES_PER_MB;
+		s.wal_fpi += 1000;		/* compressed: 1000 images in 3 MB */
+		s.wal_fpi_bytes += 3 * BYTES_PER_MB;
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.fpi_bytes_measured);
+	CHECK_RATE(m.recent_rate, 10);
+	CHECK_RATE(m.recent_record_rate, 7);
+}
+
+/* A reset of the WAL statistics sets wal_fpi back: no images across it. */
+static void
+images_across_a_wal_statistics_reset_are_not_counted(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.wal_fpi = 100;
+	walsizer_measure_start(&ms, &s, &set);
+	run_seconds(&s, &set, 2, 4, 0);
+	/* reset, then 5000 images counted from zero by the next sample */
+	write_for_one_second(&s, 4);
+	s.wal_fpi = 5000;
+	s.wal_stat_bytes = 4 * BYTES_PER_MB;
+	s.wal_reset_at = 99;
+	walsizer_measure_add(&ms, &s, &set);
+	run_seconds(&s, &set, 2, 4, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_RATE(m.recent_record_rate, 4);
+}
+
+/* --- checkpoint cycles ---------------------------------------------------- */
+
+/*
+ * A cycle from one redo pointer move to the next: its length, its WAL and
+ * its images, and whether it was a whole timed one.  30 s at 2 MB/s of
+ * records and 1 MB/s of images.  The first move the worker sees ends no
+ * cycle.
+ */
+static void
+a_whole_timed_cycle_is_measured_and_counted(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	walsizer_measure_start(&ms, &s, &set);
+	run_cycle(&s, &set, 10, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.last_cycle_s, ==, 0);
+	CHECK_EQ(m.timed_cycles_at_size, 0);
+
+	run_cycle(&s, &set, 30, 2, 1);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.last_cycle_s, ==, 30);
+	CHECK_UEQ(m.last_cycle_bytes, 90 * BYTES_PER_MB);
+	CHECK_UEQ(m.last_cycle_fpi_bytes, 30 * BYTES_PER_MB);
+	CHECK(m.last_cycle_timed);
+	CHECK_EQ(m.timed_cycles_at_size, 1);
+	CHECK_EQ(m.wal_forced_at_size, 0);
+
+	run_cycle(&s, &set, 30, 2, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.last_cycle_fpi_bytes, 0);
+	CHECK_EQ(m.timed_cycles_at_size, 2);
+}
+
+/*
+ * A cycle a CHECKPOINT command cut short says less about a cycle's WAL:
+ * it is a timed one only when it lasted 90 % of checkpoint_timeout (27 s
+ * of 30), not 26 s.
+ */
+static void
+a_timed_cycle_lasts_most_of_checkpoint_timeout(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_cycle(&s, &set, 26, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.last_cycle_s, ==, 26);
+	CHECK(!m.last_cycle_timed);
+	CHECK_EQ(m.timed_cycles_at_size, 0);
+
+	run_cycle(&s, &set, 27, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.last_cycle_timed);
+	CHECK_EQ(m.timed_cycles_at_size, 1);
+}
+
+/*
+ * A cycle that WAL forced is no timed one, however long it ran; it counts
+ * as forced at the size, whoever set the size.
+ */
+static void
+a_forced_cycle_is_not_a_timed_one(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	/* 30 s at 20 MB/s: 600 MB, past the 512 MB trigger at 1 GB */
+	run_cycle(&s, &set, 30, 20, 0);
+	walsizer_measure_get(&ms, false, false, &set, &m);
+	CHECK_CMP(m.last_cycle_s, ==, 30);
+	CHECK(!m.last_cycle_timed);
+	CHECK_EQ(m.timed_cycles_at_size, 0);
+	CHECK_EQ(m.wal_forced_at_size, 1);
+	CHECK(!m.size_is_walsizers);
+	CHECK_EQ(m.wal_forced_since_change, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.size_is_walsizers);
+	CHECK_EQ(m.wal_forced_at_size, 1);
+}
+
+/*
+ * Cycles are counted for the size in effect when they started: one that
+ * was half over when the size changed says little about the new size.
+ * A size change starts the count, and the forced count, again.
+ */
+static void
+only_cycles_started_after_the_size_change_count(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_cycle(&s, &set, 30, 20, 0);		/* forced */
+	run_cycle(&s, &set, 30, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_EQ(m.timed_cycles_at_size, 1);
+	CHECK_EQ(m.wal_forced_at_size, 1);
+
+	run_seconds(&s, &set, 15, 1, 0);
+	walsizer_measure_size_changed(&ms);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_EQ(m.timed_cycles_at_size, 0);
+	CHECK_EQ(m.wal_forced_at_size, 0);
+
+	run_cycle(&s, &set, 15, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.last_cycle_timed);
+	CHECK_EQ(m.timed_cycles_at_size, 0);
+	CHECK_UEQ(m.timed_cycle_peak_bytes_at_size, 0);
+
+	run_cycle(&s, &set, 30, 2, 0);
+	run_cycle(&s, &set, 30, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_EQ(m.timed_cycles_at_size, 2);
+	CHECK_UEQ(m.timed_cycle_peak_bytes_at_size, 60 * BYTES_PER_MB);
+
+	walsizer_measure_size_changed(&ms);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_EQ(m.timed_cycles_at_size, 0);
+	CHECK_UEQ(m.timed_cycle_peak_bytes_at_size, 0);
+}
+
+/*
+ * What the load needs comes first from whole timed cycles: the most WAL
+ * one wrote among those that ended within the horizon (120 s here),
+ * whatever the size was then.  Forced cycles are not among them.
+ */
+static void
+timed_cycle_peak_is_the_largest_whole_timed_cycle_in_the_horizon(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 0);
+
+	run_cycle(&s, &set, 30, 2, 1);		/* 90 MB */
+	run_cycle(&s, &set, 30, 1, 0);		/* 30 MB */
+	run_cycle(&s, &set, 10, 60, 0);		/* forced: 600 MB */
+	walsizer_measure_size_changed(&ms);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 90 * BYTES_PER_MB);
+
+	/* 120 s later the 90 MB cycle is past the horizon */
+	for (int i = 0; i < 4; i++)
+		run_cycle(&s, &set, 30, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 30 * BYTES_PER_MB);
+}
+
+/* --- how far the WAL after the redo pointer will reach ------------------- */
+
+/*
+ * The lookahead is three samples, at least 3 s, and never past the timed
+ * checkpoint, which starts a new cycle.  Records only, at 2 MB/s.
+ */
+static void
+reach_looks_ahead_no_further_than_the_timed_checkpoint(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_seconds(&s, &set, 10, 2, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate_valid);
+	CHECK_CMP(m.reach_within_s, ==, 3);
+	CHECK_BYTES_NEAR(m.reach_bytes, m.wal_since_redo_bytes + 3 * 2 * BYTES_PER_MB);
+
+	/* 2 s before the timed checkpoint */
+	run_seconds(&s, &set, 18, 2, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.seconds_to_timed_checkpoint, ==, 2);
+	CHECK_CMP(m.reach_within_s, ==, 2);
+	CHECK_BYTES_NEAR(m.reach_bytes, m.wal_since_redo_bytes + 2 * 2 * BYTES_PER_MB);
+
+	/* with 2 s samples, three of them: 6 s */
+	set.sample_interval_ms = 2000;
+	start_at_a_checkpoint(&s, &set);
+	run_seconds(&s, &set, 10, 2, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.reach_within_s, ==, 6);
+}
+
+/*
+ * The first 5 s of a cycle after a checkpoint: 12 MB/s of full-page images
+ * on 1 MB/s of records, 65 MB after the redo pointer.  At their recent
+ * rate, images would add 36 MB within the 3 s lookahead, records 3 MB.
+ */
+static void
+run_image_heavy_seconds(WalsizerSample *s, const WalsizerMeasureSettings *set)
+{
+	run_seconds(s, set, 5, 1, 12);
+}
+
+/*
+ * Cycle A, a whole timed one, wrote 60 MB of images (2 MB/s); cycle B
+ * starts image-heavy and has written 60 MB of them after 5 s.  B may write
+ * only 20 % more images than A, 72 MB, so 12 MB more, not 36.
+ */
+static void
+reach_bounds_images_by_the_last_timed_cycles_images(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_cycle(&s, &set, 30, 1, 2);
+	run_image_heavy_seconds(&s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.last_cycle_fpi_bytes, 60 * BYTES_PER_MB);
+	CHECK_UEQ(m.wal_since_redo_bytes, 65 * BYTES_PER_MB);
+	CHECK_RATE(m.recent_rate, 13);
+	CHECK_RATE(m.recent_record_rate, 1);
+	CHECK_BYTES_NEAR(m.reach_bytes, (65 + 3 + 12) * BYTES_PER_MB);
+
+	/* once B wrote all A's images and 20 % more, records alone go on */
+	run_seconds(&s, &set, 1, 1, 12);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_BYTES_NEAR(m.reach_bytes, m.wal_since_redo_bytes + 3 * BYTES_PER_MB);
+}
+
+/* Before any whole timed cycle was measured, images go on at their rate. */
+static void
+reach_does_not_bound_images_before_a_timed_cycle(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_image_heavy_seconds(&s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.wal_since_redo_bytes, 65 * BYTES_PER_MB);
+	CHECK_BYTES_NEAR(m.reach_bytes, (65 + 3 + 36) * BYTES_PER_MB);
+}
+
+/*
+ * A checkpoint forced by WAL is a load the last timed cycle did not see:
+ * its images no longer bound the next cycle's, until another whole timed
+ * cycle is measured.
+ */
+static void
+reach_drops_the_image_bound_after_a_forced_checkpoint(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_cycle(&s, &set, 30, 1, 2);		/* timed: 60 MB of images */
+	run_cycle(&s, &set, 10, 60, 0);		/* forced: 600 MB */
+	run_image_heavy_seconds(&s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(!m.last_cycle_timed);
+	CHECK_BYTES_NEAR(m.reach_bytes, (65 + 3 + 36) * BYTES_PER_MB);
+
+	/* a cycle cut short by a CHECKPOINT command does not bound them */
+	run_cycle(&s, &set, 1, 1, 0);
+	run_image_heavy_seconds(&s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_BYTES_NEAR(m.reach_bytes, (65 + 3 + 36) * BYTES_PER_MB);
+
+	/* the next whole timed cycle bounds them again */
+	run_cycle(&s, &set, 25, 1, 0);
+	run_cycle(&s, &set, 30, 1, 2);
+	run_image_heavy_seconds(&s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_BYTES_NEAR(m.reach_bytes, (65 + 3 + 12) * BYTES_PER_MB);
+}
+
+/*
+ * The policy keeps a settled size clear of the furthest reach of the last
+ * two cycles at the size: a heavy cycle is remembered through the next
+ * one, and forgotten after that.
+ */
+static void
+peak_reach_is_the_furthest_of_the_last_two_cycles(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_cycle(&s, &set, 30, 10, 0);		/* reaches about 300 MB */
+	run_seconds(&s, &set, 10, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UCMP(m.peak_reach_bytes_at_size, >=, 290 * BYTES_PER_MB);
+	CHECK_UCMP(m.reach_bytes, <, 50 * BYTES_PER_MB);
+
+	run_cycle(&s, &set, 20, 1, 0);
+	run_seconds(&s, &set, 10, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UCMP(m.peak_reach_bytes_at_size, <, 100 * BYTES_PER_MB);
+	CHECK_UCMP(m.peak_reach_bytes_at_size, >=, m.reach_bytes);
+}
+
+/*
+ * Reaches measured at the old size say nothing about the new one: the
+ * peak reach restarts at a size change, with the sample after it.
+ */
+static void
+peak_reach_restarts_at_a_size_change(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_cycle(&s, &set, 30, 10, 0);
+	run_seconds(&s, &set, 10, 10, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UCMP(m.peak_reach_bytes_at_size, >=, 290 * BYTES_PER_MB);
+
+	walsizer_measure_size_changed(&ms);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.peak_reach_bytes_at_size, 0);
+
+	run_seconds(&s, &set, 1, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UCMP(m.peak_reach_bytes_at_size, >, 0);
+	CHECK_UEQ(m.peak_reach_bytes_at_size, m.reach_bytes);
+}
+
 int
 main(void)
 {
@@ -444,5 +916,19 @@ main(void)
 	RUN_TEST(suite, windows_end_on_time_and_follow_a_new_length);
 	RUN_TEST(suite, window_full_page_images_and_their_reset);
 	RUN_TEST(suite, forgetting_the_load_empties_both_rates);
+	RUN_TEST(suite, recent_record_rate_leaves_out_images_estimated_from_their_count);
+	RUN_TEST(suite, recent_record_rate_uses_the_servers_image_bytes_when_counted);
+	RUN_TEST(suite, images_across_a_wal_statistics_reset_are_not_counted);
+	RUN_TEST(suite, a_whole_timed_cycle_is_measured_and_counted);
+	RUN_TEST(suite, a_timed_cycle_lasts_most_of_checkpoint_timeout);
+	RUN_TEST(suite, a_forced_cycle_is_not_a_timed_one);
+	RUN_TEST(suite, only_cycles_started_after_the_size_change_count);
+	RUN_TEST(suite, timed_cycle_peak_is_the_largest_whole_timed_cycle_in_the_horizon);
+	RUN_TEST(suite, reach_looks_ahead_no_further_than_the_timed_checkpoint);
+	RUN_TEST(suite, reach_bounds_images_by_the_last_timed_cycles_images);
+	RUN_TEST(suite, reach_does_not_bound_images_before_a_timed_cycle);
+	RUN_TEST(suite, reach_drops_the_image_bound_after_a_forced_checkpoint);
+	RUN_TEST(suite, peak_reach_is_the_furthest_of_the_last_two_cycles);
+	RUN_TEST(suite, peak_reach_restarts_at_a_size_change);
 	return unit_exit_status();
 }

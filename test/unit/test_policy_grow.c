@@ -5,9 +5,12 @@
  *
  * Growth needs evidence: WAL-forced checkpoints in the window that just
  * ended (at least walsizer.threshold of them, and at least walsizer.ratio
- * of all checkpoints), or a projection that the next checkpoint will be
- * forced.  Checkpoints requested for other reasons, such as a CHECKPOINT
- * command run from cron, are no evidence at all.
+ * of all checkpoints), or an imminent one: the WAL after the redo pointer
+ * expected (by measure.c) to reach the trigger within seconds.  A
+ * projection over the rest of the cycle is no evidence, nor is a burst
+ * that will not reach the trigger soon.  Checkpoints requested for other
+ * reasons, such as a CHECKPOINT command run from cron, are no evidence at
+ * all.  Every growth is provisional (see test_policy_shrink.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -101,7 +104,7 @@ does_not_grow_on_requested_checkpoints_not_forced_by_wal(void)
 }
 
 static void
-does_not_grow_on_high_rate_without_forced_or_projected_checkpoint(void)
+does_not_grow_on_high_rate_without_forced_or_imminent_checkpoint(void)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = window_at_rate(4, 1, 0, 0);
@@ -172,79 +175,149 @@ needed_size_follows_window_average_when_above_peak_rate(void)
 
 /*
  * With 1 GB, 16 MB segments and 0.9 the trigger is 32 segments (512 MB)
- * after the redo pointer: 400 MB written and 2 MB/s for the 100 s left
- * projects 600 MB.
+ * after the redo pointer.  A checkpoint is imminent when the WAL is
+ * expected to reach it within the lookahead, and exactly reaching it is
+ * enough.
  */
 static void
-grows_proactively_when_projection_exceeds_trigger(void)
+grows_when_the_reach_meets_the_trigger(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements m = quiet_sample();
+	WalsizerMeasurements m = sample_reaching(400 * MB, trigger_of(&s, 1024));
 	WalsizerPolicyState state = fresh_state();
-	WalsizerDecision d;
+	WalsizerDecision d = decide(&s, &m, &state);
 
-	m.wal_since_redo_bytes = 400 * MB;
-	m.recent_rate_valid = true;
-	m.recent_rate = 2 * (double) MB;
-	m.peak_rate = 2 * (double) MB;
-	m.seconds_to_timed_checkpoint = 100;
-	d = decide(&s, &m, &state);
 	CHECK_UEQ(d.trigger_bytes, 512 * MB);
-	CHECK_UEQ(d.projected_bytes, 600 * MB);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
-	CHECK_EQ(d.new_mb, 1440);
-	CHECK_STR_CONTAINS(d.reason, "projected");
+	CHECK_CMP(d.new_mb, >, 1024);
+	CHECK_STR_CONTAINS(d.reason,
+					   "projected 512 MB of WAL since the last checkpoint within 3 s");
 }
 
 static void
-does_not_grow_proactively_when_projection_is_below_trigger(void)
+does_not_grow_when_the_reach_stays_below_the_trigger(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements m = quiet_sample();
+	WalsizerMeasurements m = sample_reaching(400 * MB, trigger_of(&s, 1024) - 1);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d = decide(&s, &m, &state);
+
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1024);
+	CHECK_EQ(state.provisional, 0);
+}
+
+/*
+ * The old proactive rule: 400 MB written and 2 MB/s sustained for the
+ * 100 s left projects 600 MB, past the 512 MB trigger.  The load may well
+ * slow down before then (full-page images fade), and if it does not, the
+ * checkpoint becomes imminent in time: a projection alone grows nothing.
+ */
+static void
+a_projection_past_the_trigger_is_no_evidence_until_imminent(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(400 * MB, 406 * MB);
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
-	m.wal_since_redo_bytes = 100 * MB;
-	m.recent_rate_valid = true;
-	m.recent_rate = 2 * (double) MB;
+	m.recent_record_rate = 2 * (double) MB;
 	m.peak_rate = 2 * (double) MB;
+	m.peak_covers_cycle = true;
 	m.seconds_to_timed_checkpoint = 100;
 	d = decide(&s, &m, &state);
-	CHECK_UEQ(d.projected_bytes, 300 * MB);
+	CHECK_UEQ(d.projected_bytes, 600 * MB);
+	CHECK_UCMP(d.projected_bytes, >, d.trigger_bytes);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1024);
 }
 
+/*
+ * WAL already past the trigger forces a checkpoint only when a segment is
+ * finished.  An idle server whose last checkpoint started before a load
+ * ended stays past a smaller size's trigger while it idles (timed
+ * checkpoints are skipped): imminent only if a segment's worth of WAL is
+ * expected within the lookahead.
+ */
 static void
-does_not_grow_proactively_without_valid_recent_rate(void)
+wal_past_the_trigger_is_imminent_only_with_a_segment_more_coming(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements m = quiet_sample();
+	uint64_t	past = trigger_of(&s, 1024) + 88 * MB;
+	WalsizerMeasurements m = sample_reaching(past, past + 16 * MB - 1);
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
-	m.wal_since_redo_bytes = 900 * MB;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1024);
+
+	m.reach_bytes = past + 16 * MB;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+}
+
+static void
+imminence_needs_a_valid_recent_rate(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(400 * MB, 900 * MB);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
 	m.recent_rate_valid = false;
-	m.peak_rate = 2 * (double) MB;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 }
 
+/*
+ * Whole cycles at 1 MB/s need only 720 MB, less than the current 1 GB,
+ * yet the WAL is about to force a checkpoint: that is evidence enough.
+ */
 static void
-does_not_grow_proactively_when_current_size_is_enough(void)
+an_imminent_checkpoint_grows_even_when_the_peak_rate_needs_less(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements m = quiet_sample();
+	WalsizerMeasurements m = sample_reaching(500 * MB, 530 * MB);
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
-	/* the projection crosses the trigger, but the peak needs only 720 MB */
-	m.wal_since_redo_bytes = 500 * MB;
-	m.recent_rate_valid = true;
-	m.recent_rate = 1 * (double) MB;
-	m.peak_rate = 1 * (double) MB;
-	m.seconds_to_timed_checkpoint = 100;
+	m.peak_covers_cycle = true;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.needed_mb, 720);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_CMP(d.new_mb, >, 1024);
+}
+
+/*
+ * A one-second burst: the recent rate is 1 GB/s, but the WAL after the redo
+ * pointer is expected to reach only 300 MB within the lookahead, under the
+ * trigger (measure.c bounds the burst's full-page images by what a whole
+ * cycle wrote).  The recent rate is never projected over the cycle:
+ * nothing changes, at the sample or at the window end, and nothing
+ * becomes provisional.
+ */
+static void
+a_one_second_burst_below_the_trigger_changes_nothing(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(200 * MB, 300 * MB);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	m.recent_rate = 1024 * (double) MB;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1024);
+
+	m.window_end = true;
+	m.window_s = 300;
+	m.timed = 1;
+	m.wal_bytes = 500 * MB;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1024);
+	CHECK_EQ(state.provisional, 0);
 }
 
 static void
@@ -285,57 +358,198 @@ cooldown_blocks_second_change_until_enough_windows_end(void)
 	CHECK_EQ(d.new_mb, 2864);
 }
 
+/*
+ * After a dry-run advice the old size stays in effect, and its checkpoint
+ * stays imminent at every sample: those samples wait for the cooldown and
+ * do not count towards it.
+ */
 static void
 cooldown_counts_window_ends_not_samples(void)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements forced = window_at_rate(2, 0, 2, 2);
-	WalsizerMeasurements urgent = quiet_sample();
+	WalsizerMeasurements urgent = sample_reaching(500 * MB, 700 * MB);
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
 	d = decide(&s, &forced, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
-	s.current_mb = d.new_mb;
 
-	/* a projected forced checkpoint right after the change must wait */
-	urgent.wal_since_redo_bytes = 700 * MB;
-	urgent.recent_rate_valid = true;
-	urgent.recent_rate = 4 * (double) MB;
-	urgent.peak_rate = 4 * (double) MB;
-	urgent.seconds_to_timed_checkpoint = 200;
+	urgent.size_is_walsizers = false;
 	for (int i = 0; i < 10; i++)
 	{
 		d = decide(&s, &urgent, &state);
 		CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+		CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown");
 	}
 	CHECK_EQ(state.windows_since_change, 0);
 }
 
 /*
- * After a first growth for a light load, a much heavier one (a bulk import)
- * forces checkpoints at the new size; sample during the cooldown.
+ * An imminent checkpoint at the size walsizer itself just chose means
+ * that choice was too small for a load still rising: grow again at once,
+ * cooldown or not, however often it takes.
  */
-static WalsizerMeasurements
-heavier_load_sample(double recent_mb_s, int64_t forced_since_change)
+static void
+an_imminent_checkpoint_at_walsizers_size_cuts_the_cooldown_short(void)
 {
-	WalsizerMeasurements m = quiet_sample();
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(500 * MB, 600 * MB);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
 
-	m.wal_since_redo_bytes = 700 * MB;
-	m.recent_rate_valid = true;
-	m.recent_rate = recent_mb_s * (double) MB;
-	m.peak_rate = 2 * (double) MB;
-	m.seconds_to_timed_checkpoint = 200;
-	m.wal_forced_since_change = forced_since_change;
-	return m;
+	s.cooldown = 5;
+	s.max_mb = 65536;
+	state.windows_since_change = 0;
+	for (int i = 0; i < 3; i++)
+	{
+		d = decide(&s, &m, &state);
+		CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+		CHECK_CMP(d.new_mb, >, d.old_mb);
+		s.current_mb = d.new_mb;
+		m.wal_since_redo_bytes = trigger_of(&s, s.current_mb) - 12 * MB;
+		m.reach_bytes = trigger_of(&s, s.current_mb);
+	}
 }
 
 /*
- * Grow once for 2 MB/s (to 1440 MB, below an 8 GB cap), then decide on a
- * heavier_load_sample() while the cooldown of that growth runs.
+ * The same imminent checkpoint at a size walsizer did not choose (a
+ * dry-run advice, a failed ALTER SYSTEM, the DBA's change) waits like any
+ * growth, or it would decide again at every sample.
+ */
+static void
+an_imminent_checkpoint_at_a_size_not_walsizers_waits_for_the_cooldown(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(500 * MB, 600 * MB);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.cooldown = 2;
+	state.windows_since_change = 0;
+	m.size_is_walsizers = false;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1024);
+	CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown");
+
+	/* once the cooldown is over it is evidence like any other */
+	state.windows_since_change = 2;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+}
+
+/*
+ * Until whole timed cycles were measured, growing for an imminent
+ * checkpoint at least doubles the size, even when the reach and the rest
+ * of the cycle would fit in less: a load that keeps its rate is caught up
+ * with in a few steps, not one per sample.
+ */
+static void
+an_imminent_growth_at_least_doubles_before_whole_cycles_are_known(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(500 * MB, trigger_of(&s, 1024));
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 16384;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 2 * 1024);
+
+	/* from an odd size: twice it, rounded up to a segment */
+	s.current_mb = 1012;
+	s.baseline_mb = 1012;
+	m = sample_reaching(490 * MB, trigger_of(&s, 1012));
+	state = fresh_state();
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 2032);	/* 2024 MB in 16 MB segments */
+}
+
+/*
+ * Once whole timed cycles were measured, they say what the load needs:
+ * the largest wrote 900 MB from one redo pointer to the next, 3 MB/s over
+ * checkpoint_timeout, which needs 2144 MB, more than the reach and the
+ * rest of the cycle ask for.  With cycles that need little, the growth
+ * is what the reach and the rest of the cycle ask for, not twice the size.
+ */
+static void
+an_imminent_growth_after_whole_cycles_grows_to_what_they_need(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(500 * MB, trigger_of(&s, 1024));
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 16384;
+	m.timed_cycle_peak_bytes = 900 * MB;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.needed_mb, 2144);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 2144);
+
+	m.timed_cycle_peak_bytes = 100 * MB;
+	state = fresh_state();
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_CMP(d.new_mb, >, 1024);
+	CHECK_CMP(d.new_mb, <, 2 * 1024);
+}
+
+/*
+ * 500 MB written, 1000 MB more expected within the lookahead: the size
+ * grown to holds that and one lookahead more (2500 MB after the redo
+ * pointer), not two more.
+ */
+static void
+an_imminent_growth_makes_room_for_one_more_lookahead(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(500 * MB, 1500 * MB);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 65536;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), >=, 2500 * MB);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), <, 3500 * MB);
+	CHECK_CMP(d.new_mb, >, 2 * 1024);
+}
+
+/*
+ * With 200 s left in the cycle and records at 5 MB/s, the rest of the
+ * cycle needs 1000 MB after the 500 MB written; the recent rate of
+ * 40 MB/s, full of full-page images, would project 8000 MB.  The size
+ * holds the former, and is nowhere near the latter.
+ */
+static void
+an_imminent_growth_sizes_the_rest_of_the_cycle_at_the_sustained_rate(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(500 * MB, 620 * MB);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 65536;
+	m.recent_record_rate = 5 * (double) MB;
+	m.seconds_to_timed_checkpoint = 200;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), >=, 1500 * MB);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), <, 2000 * MB);
+	CHECK_STR_CONTAINS(d.reason, "room for it and the rest of the cycle needs");
+}
+
+/*
+ * After a first growth for a light load (to 1440 MB), a much heavier one
+ * (a bulk import) forces checkpoints; the window ends while the cooldown
+ * of that growth runs.
  */
 static WalsizerDecision
-decide_during_cooldown(double recent_mb_s, int64_t forced_since_change)
+decide_during_cooldown(double rate_mb_s, int64_t forced_since_change)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = window_at_rate(2, 0, 2, 2);
@@ -343,11 +557,14 @@ decide_during_cooldown(double recent_mb_s, int64_t forced_since_change)
 	WalsizerDecision d;
 
 	s.max_mb = 8192;
+	s.cooldown = 2;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.new_mb, 1440);
 	s.current_mb = d.new_mb;
 
-	m = heavier_load_sample(recent_mb_s, forced_since_change);
+	m = window_at_rate(rate_mb_s, 0, 3, 3);
+	m.wal_forced_since_change = forced_since_change;
+	m.size_is_walsizers = true;
 	return decide(&s, &m, &state);
 }
 
@@ -361,13 +578,13 @@ cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints(void)
 	CHECK_EQ(d.new_mb, 3568);
 	CHECK_STR_CONTAINS(d.reason, "cooldown is cut short");
 	/* and this change starts a cooldown of its own */
-	CHECK_EQ(d.state.windows_since_change, -1);
+	CHECK_EQ(d.state.windows_since_change, 0);
 }
 
 static void
-cooldown_holds_for_a_heavier_projection_without_forced_checkpoints(void)
+cooldown_holds_for_forced_checkpoints_from_before_the_change(void)
 {
-	/* a burst of full-page images projects a lot, but nothing was forced */
+	/* the window's forced checkpoints all came before the growth */
 	WalsizerDecision d = decide_during_cooldown(5, 0);
 
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
@@ -445,20 +662,29 @@ main(void)
 	RUN_TEST(suite, does_not_grow_below_ratio);
 	RUN_TEST(suite, threshold_below_one_still_needs_a_forced_checkpoint);
 	RUN_TEST(suite, does_not_grow_on_requested_checkpoints_not_forced_by_wal);
-	RUN_TEST(suite, does_not_grow_on_high_rate_without_forced_or_projected_checkpoint);
+	RUN_TEST(suite, does_not_grow_on_high_rate_without_forced_or_imminent_checkpoint);
 	RUN_TEST(suite, grown_size_is_formula_rounded_up_to_whole_segment);
 	RUN_TEST(suite, grown_size_is_at_least_one_segment_above_current);
 	RUN_TEST(suite, needed_size_follows_peak_rate_when_above_window_average);
 	RUN_TEST(suite, needed_size_follows_window_average_when_above_peak_rate);
-	RUN_TEST(suite, grows_proactively_when_projection_exceeds_trigger);
-	RUN_TEST(suite, does_not_grow_proactively_when_projection_is_below_trigger);
-	RUN_TEST(suite, does_not_grow_proactively_without_valid_recent_rate);
-	RUN_TEST(suite, does_not_grow_proactively_when_current_size_is_enough);
+	RUN_TEST(suite, grows_when_the_reach_meets_the_trigger);
+	RUN_TEST(suite, does_not_grow_when_the_reach_stays_below_the_trigger);
+	RUN_TEST(suite, a_projection_past_the_trigger_is_no_evidence_until_imminent);
+	RUN_TEST(suite, wal_past_the_trigger_is_imminent_only_with_a_segment_more_coming);
+	RUN_TEST(suite, imminence_needs_a_valid_recent_rate);
+	RUN_TEST(suite, an_imminent_checkpoint_grows_even_when_the_peak_rate_needs_less);
+	RUN_TEST(suite, a_one_second_burst_below_the_trigger_changes_nothing);
 	RUN_TEST(suite, first_change_needs_no_cooldown);
 	RUN_TEST(suite, cooldown_blocks_second_change_until_enough_windows_end);
 	RUN_TEST(suite, cooldown_counts_window_ends_not_samples);
+	RUN_TEST(suite, an_imminent_checkpoint_at_walsizers_size_cuts_the_cooldown_short);
+	RUN_TEST(suite, an_imminent_checkpoint_at_a_size_not_walsizers_waits_for_the_cooldown);
+	RUN_TEST(suite, an_imminent_growth_at_least_doubles_before_whole_cycles_are_known);
+	RUN_TEST(suite, an_imminent_growth_after_whole_cycles_grows_to_what_they_need);
+	RUN_TEST(suite, an_imminent_growth_makes_room_for_one_more_lookahead);
+	RUN_TEST(suite, an_imminent_growth_sizes_the_rest_of_the_cycle_at_the_sustained_rate);
 	RUN_TEST(suite, cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints);
-	RUN_TEST(suite, cooldown_holds_for_a_heavier_projection_without_forced_checkpoints);
+	RUN_TEST(suite, cooldown_holds_for_forced_checkpoints_from_before_the_change);
 	RUN_TEST(suite, cooldown_holds_for_forced_checkpoints_of_a_slightly_heavier_load);
 	RUN_TEST(suite, counter_reset_window_makes_no_decision);
 	RUN_TEST(suite, counter_reset_window_does_not_count_towards_shrinking);

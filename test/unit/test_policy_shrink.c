@@ -8,6 +8,10 @@
  * size, by at most half at a time, and never below the floor or what the
  * load needs.  A busy window in between starts the count again.
  *
+ * Settling is not a shrink: every growth is provisional, and once whole
+ * timed checkpoint cycles were measured at the grown size it comes down,
+ * in one step, to what they need.
+ *
  *-------------------------------------------------------------------------
  */
 #include "unit.h"
@@ -244,15 +248,15 @@ shrink_never_goes_below_the_dba_value_above_the_cap(void)
 }
 
 /*
- * A size set from a projection is provisional: once whole checkpoint
- * cycles were measured at it, it comes down to what they need, without
- * waiting for shrink_after quiet windows.
+ * A grown size is provisional: once whole checkpoint cycles were measured
+ * at it, it comes down to what they need, without waiting for
+ * shrink_after quiet windows.
  */
 static void
 provisional_size_settles_once_whole_cycles_are_measured(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* needs 720 MB */
+	WalsizerMeasurements w = window_after_timed_cycles(1, 2);	/* 720 MB */
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
@@ -274,25 +278,27 @@ provisional_size_settles_once_whole_cycles_are_measured(void)
 }
 
 /*
- * A load that stopped right after a projected growth looks, to the settle
- * step, like an overestimate; it comes down at most by half, and the slow
- * shrink takes it from there.
+ * Whole cycles measured at the size say what it needs: a settle goes
+ * there in one step, however far below half of the size that is (a slow
+ * shrink would at most halve).
  */
 static void
-settling_at_most_halves(void)
+settling_goes_in_one_step(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* needs 720 MB */
+	WalsizerMeasurements w = window_after_timed_cycles(1, 2);	/* 720 MB */
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
 	s.baseline_mb = 64;
-	s.current_mb = 4096;
+	s.current_mb = 8192;
+	s.max_mb = 8192;
 	state.provisional = 1;
-	w.peak_covers_cycle = true;
 	d = decide(&s, &w, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
-	CHECK_EQ(d.new_mb, 2048);
+	CHECK_EQ(d.new_mb, d.needed_mb);
+	CHECK_EQ(d.new_mb, 720);
+	CHECK_CMP(d.new_mb, <, 8192 / 4);
 	CHECK_STR_CONTAINS(d.reason, "settling");
 	CHECK_EQ(state.provisional, 0);
 }
@@ -301,13 +307,81 @@ static void
 provisional_size_close_to_the_need_is_kept(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements w = window_at_rate(2, 1, 0, 0);	/* needs 1440 MB */
+	WalsizerMeasurements w = window_after_timed_cycles(2, 2);	/* 1440 MB */
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
 	s.current_mb = 1600;
 	state.provisional = 1;
-	w.peak_covers_cycle = true;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(state.provisional, 0);
+}
+
+/*
+ * A growth the cap cut short is provisional too: at the cap, whole cycles
+ * may show the load needed far less than the evidence suggested.  Forced
+ * checkpoints at 4 MB/s ask for 2864 MB; the cap is 2048 MB; cycles
+ * measured there need 720 MB, so it settles down to the floor.
+ */
+static void
+capped_growth_is_provisional_and_settles(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements forced = window_at_rate(4, 0, 2, 2);
+	WalsizerMeasurements w = window_after_timed_cycles(1, 2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 2048;
+	d = decide(&s, &forced, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_CAPPED);
+	CHECK_EQ(d.new_mb, 2048);
+	CHECK_EQ(state.provisional, 1);
+	s.current_mb = d.new_mb;
+
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 1024);
+	CHECK_STR_CONTAINS(d.reason, "settling");
+	CHECK_EQ(state.provisional, 0);
+}
+
+/*
+ * The walsizer's growth settles to what whole cycles need, and a steady
+ * load at that size does not grow again: its reach stays under the
+ * settled size's trigger, and it is settled for good.
+ */
+static void
+a_settled_size_holds_a_steady_load(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements imminent = sample_reaching(500 * MB, 600 * MB);
+	WalsizerMeasurements w = window_after_timed_cycles(2, 2);	/* 1440 MB */
+	WalsizerMeasurements sample;
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 16384;
+	d = decide(&s, &imminent, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	s.current_mb = d.new_mb;
+
+	/* whole cycles at 2 MB/s; their reach was at most 700 MB */
+	w.peak_reach_bytes_at_size = 700 * MB;
+	for (int i = 0; i < 3 && d.action != WALSIZER_ACTION_SHRINK; i++)
+		d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	s.current_mb = d.new_mb;
+
+	/* the next cycles at the settled size reach as far again */
+	sample = sample_reaching(600 * MB, 700 * MB);
+	d = decide(&s, &sample, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	w.timed_cycles_at_size = 0;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	w.timed_cycles_at_size = 2;
 	d = decide(&s, &w, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 	CHECK_EQ(state.provisional, 0);
@@ -330,7 +404,9 @@ main(void)
 	RUN_TEST(suite, no_shrink_when_already_at_the_floor);
 	RUN_TEST(suite, shrink_never_goes_below_the_dba_value_above_the_cap);
 	RUN_TEST(suite, provisional_size_settles_once_whole_cycles_are_measured);
-	RUN_TEST(suite, settling_at_most_halves);
+	RUN_TEST(suite, settling_goes_in_one_step);
 	RUN_TEST(suite, provisional_size_close_to_the_need_is_kept);
+	RUN_TEST(suite, capped_growth_is_provisional_and_settles);
+	RUN_TEST(suite, a_settled_size_holds_a_steady_load);
 	return unit_exit_status();
 }

@@ -1,0 +1,41 @@
+--
+-- Version 1.0 of the SQL objects works with this library, and ALTER
+-- EXTENSION UPDATE brings it to 1.1 with the new status() columns and the
+-- same privileges.
+--
+DROP EXTENSION IF EXISTS pg_walsizer;
+CREATE EXTENSION pg_walsizer VERSION '1.0';
+
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT array_length(p.proallargtypes, 1) AS status_columns
+  FROM pg_proc p WHERE p.oid = 'walsizer.status'::regproc;
+-- the library fills the 38 columns 1.0 knows
+SELECT enabled, cap_mb > 0 AS has_cap, next_reason IS NOT NULL AS has_reason
+  FROM walsizer.status();
+
+ALTER EXTENSION pg_walsizer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT u.ord, u.name, u.type
+  FROM pg_proc p,
+       unnest(p.proargnames, p.proallargtypes::regtype[]::text[])
+       WITH ORDINALITY AS u(name, type, ord)
+ WHERE p.oid = 'walsizer.status'::regproc AND u.ord > 38
+ ORDER BY u.ord;
+SELECT fpi_bytes_source IN ('measured', 'estimated') AS source_known,
+       record_rate_bytes_per_s >= 0 AS rate_not_negative,
+       (last_cycle_s IS NULL) = (last_cycle_wal_bytes IS NULL) AS cycle_consistent,
+       coalesce(last_cycle_fpi_bytes <= last_cycle_wal_bytes, true) AS images_within_cycle
+  FROM walsizer.status();
+
+-- the update keeps status() for monitoring roles only
+SELECT has_function_privilege('pg_monitor', 'walsizer.status()', 'EXECUTE') AS monitor_may,
+       has_function_privilege('public', 'walsizer.status()', 'EXECUTE') AS public_may;
+
+-- the update script matches a fresh 1.1 install
+CREATE TEMP TABLE updated AS
+  SELECT pg_get_function_result('walsizer.status'::regproc) AS result;
+DROP EXTENSION pg_walsizer;
+CREATE EXTENSION pg_walsizer;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT pg_get_function_result('walsizer.status'::regproc) = result AS same_as_fresh
+  FROM updated;
