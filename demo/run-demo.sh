@@ -14,12 +14,12 @@
 # exit, also on failure or Ctrl-C; the machine's own clusters are untouched.
 #
 # Takes under 3 minutes on 2 cores once the packages are installed.
-# DEMO_BURST_SECONDS (default 100) sets the length of the second burst:
+# DEMO_BURST_SECONDS (default 120) sets the length of the second burst:
 # long enough for two whole checkpoint cycles, after which the growth settles.
 set -euo pipefail
 
 PG_MAJOR=15
-BURST_SECONDS=${DEMO_BURST_SECONDS:-100}
+BURST_SECONDS=${DEMO_BURST_SECONDS:-120}
 DRY_RUN_SECONDS=20
 PACKAGES=("postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-contrib build-essential)
 

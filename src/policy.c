@@ -1054,6 +1054,14 @@ step_shrink_slowly(DecideContext *c)
 	if (c->d->state.windows_below_half < c->s->shrink_after ||
 		c->d->state.windows_since_change < c->cooldown)
 		return false;
+	/*
+	 * A growth still being judged is settled from whole cycles at it, in
+	 * one step and more precisely than halving; wait for that while WAL is
+	 * written.  An idle server writes no cycles to judge by: shrink it.
+	 */
+	if (c->d->state.provisional && c->m->wal_forced_at_size == 0 &&
+		c->m->recent_rate_valid && c->m->recent_rate > 0)
+		return false;
 
 	target = smallest_step_down_mb(c);
 	if (target < c->needed_mb)
