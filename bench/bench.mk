@@ -1,7 +1,8 @@
 # bench/bench.mk - make targets of the pg_walsizer benchmark.
 #
 #   make bench         every scenario, BENCH_REPEAT times (3), steady OLTP
-#                      for BENCH_SECONDS (100); about 50 minutes on 2 cores;
+#                      at two load levels for BENCH_SECONDS (100) each;
+#                      about 70 minutes on 2 cores;
 #                      report, plots and raw data in bench/results/
 #   make bench-smoke   every scenario for a few seconds, once, into
 #                      bench/out/smoke; fails unless each left the expected

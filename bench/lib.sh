@@ -10,7 +10,9 @@
 #   meta.csv         key,value: counters and pgbench's final report
 #   samples.csv      t,max_wal_size_mb,lsn_bytes: one row a second
 #   progress.csv     t,tps,lat_ms: pgbench --progress=1, on the same clock
-#   checkpoints.csv  t,kind: every "checkpoint starting" line of the log
+#   checkpoints.csv  t,kind,distance_kb: every "checkpoint starting" line of
+#                    the log, with the distance of its "checkpoint complete"
+#                    line (empty if it had not completed when the run ended)
 #   decisions.csv    walsizer.decisions(), for the configurations that load it
 #
 # Times are seconds since the run began (run_begin).  The report
@@ -203,13 +205,27 @@ run_end() {
     meta wal_fpi "$(sql_value 'SELECT wal_fpi FROM pg_stat_wal')"
     meta wal_bytes_stat "$(sql_value 'SELECT wal_bytes FROM pg_stat_wal')"
     meta final_max_wal_size_mb "$(sql_value "SELECT setting FROM pg_settings WHERE name = 'max_wal_size'")"
-    # "1764471234.567 [123] LOG:  checkpoint starting: wal" -> t,wal
-    echo 't,kind' >"$outdir/checkpoints.csv"
+    # "1764471234.567 [123] LOG:  checkpoint starting: wal" and, later,
+    # "... LOG:  checkpoint complete: ...; distance=43210 kB, estimate=..."
+    # -> t,wal,43210.  Checkpoints never overlap, so a "complete" line
+    # belongs to the last "starting" line before it.  The distance is the
+    # WAL between this checkpoint's redo point and the previous one's: what
+    # the load wrote in one cycle, as the server itself counts it.
+    echo 't,kind,distance_kb' >"$outdir/checkpoints.csv"
     tail -c +"$((run_log_offset + 1))" "$logfile" |
-        awk -v t0="$run_t0" '/checkpoint starting: / {
+        awk -v t0="$run_t0" '
+        /checkpoint starting: / {
+            n++
             kind = $0; sub(/.*checkpoint starting: /, "", kind)
             gsub(/ /, "+", kind)
-            printf "%.3f,%s\n", $1 - t0, kind }' >>"$outdir/checkpoints.csv"
+            t[n] = sprintf("%.3f", $1 - t0); kinds[n] = kind; distance_kb[n] = ""
+            next
+        }
+        /checkpoint complete: / && n > 0 && distance_kb[n] == "" && match($0, /distance=[0-9]+ kB/) {
+            distance_kb[n] = substr($0, RSTART + 9, RLENGTH - 12)
+        }
+        END { for (i = 1; i <= n; i++) printf "%s,%s,%s\n", t[i], kinds[i], distance_kb[i] }' \
+        >>"$outdir/checkpoints.csv"
     if preloads_walsizer "$config"; then
         meta walsizer_peak_rate_bytes_per_s "$(sql_value 'SELECT round(peak_wal_rate_bytes_per_s) FROM walsizer.status()')"
         meta walsizer_needed_mb "$(sql_value 'SELECT needed_mb FROM walsizer.status()')"

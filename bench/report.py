@@ -15,16 +15,29 @@ load prove nothing about sizes.
 """
 
 import csv
+import math
 import os
 import statistics
 import subprocess
 import sys
 
 MB = 1024 * 1024
+KB_PER_MB = 1024
+# The size a load needs, judged from PostgreSQL's own log rather than from
+# pg_walsizer: (1 + checkpoint_completion_target) times the largest WAL
+# distance of a timed checkpoint cycle, plus this headroom (the same 25 %
+# walsizer adds), rounded up to whole WAL segments of this size.
+NEED_HEADROOM = 1.25
+NEED_ROUND_MB = 16
 
+STEADY_TEXT = ("pgbench tpcb-like, scale {scale}, {clients} clients, "
+               "checkpoint_timeout 30s.")
 SCENARIOS = {
-    "steady": ("Steady OLTP",
-               "pgbench tpcb-like, scale 20, 4 clients, checkpoint_timeout 30s."),
+    "steady": ("Steady OLTP", STEADY_TEXT),
+    "steady100": ("Steady OLTP, larger tables",
+                  STEADY_TEXT + "  The load of `steady` on larger tables, so "
+                  "more of its updates cost a full-page image: a second, "
+                  "heavier load level."),
     "bulk": ("Bulk load next to OLTP",
              "pgbench -i at scale {bulk_scale} (tables, COPY, primary keys) "
              "into a second database while a light pgbench (2 clients, 200 "
@@ -51,6 +64,7 @@ CONFIGS = {
 }
 SCENARIO_CONFIGS = {
     "steady": ["stock", "tuned", "walsizer", "dryrun"],
+    "steady100": ["stock", "tuned", "walsizer", "dryrun"],
     "bulk": ["stock", "tuned", "walsizer", "dryrun"],
     "updates": ["stock", "tuned", "walsizer", "dryrun"],
     "quiet": ["walsizer", "dryrun"],
@@ -62,13 +76,16 @@ META_KEYS = ["scenario", "config", "repeat", "lsn_start", "lsn_end", "t_end",
              "checkpoint_timeout_s", "checkpoint_completion_target"]
 CSV_HEADERS = {
     "samples.csv": ["t", "max_wal_size_mb", "lsn_bytes"],
-    "checkpoints.csv": ["t", "kind"],
+    "checkpoints.csv": ["t", "kind", "distance_kb"],
     "progress.csv": ["t", "tps", "lat_ms"],
     "decisions.csv": ["t", "action", "old_mb", "new_mb", "requested",
                       "timed", "wal_forced", "reason"],
 }
 # the files each scenario writes besides meta.csv and the samples
-PGBENCH_SCENARIOS = {"steady", "bulk", "quiet", "overhead"}
+PGBENCH_SCENARIOS = {"steady", "steady100", "bulk", "quiet", "overhead"}
+STEADY_SCENARIOS = ["steady", "steady100"]
+# the runs.csv columns of the need, which --check requires
+NEED_KEYS = ["cycle_mb", "need_mb", "final_over_need"]
 WORK_SCENARIOS = {"bulk", "updates"}
 
 
@@ -116,6 +133,32 @@ def peak_rate(samples, span_s):
     return best
 
 
+def is_timed(kind):
+    """a checkpoint started by checkpoint_timeout alone: "time", not
+    "wal time" (a WAL request merged into it) nor a manual one"""
+    flags = kind.split("+")
+    return "time" in flags and "wal" not in flags
+
+
+def load_need(checkpoints, has_distances, cct):
+    """(largest timed cycle MB, need MB) from the run's checkpoints, or
+    ("n/a", "n/a") without two completed timed checkpoints, or (None, None)
+    for raw data from before lib.sh recorded distances.
+
+    The first timed checkpoint is left out: its cycle began at the run's
+    own CHECKPOINT, when every page's first change costs a full-page image,
+    and for walsizer at a size it had not chosen yet."""
+    if not has_distances:
+        return None, None
+    distances_kb = [num(c["distance_kb"]) for c in checkpoints
+                    if is_timed(c["kind"]) and num(c["distance_kb"]) is not None]
+    if len(distances_kb) < 2:
+        return "n/a", "n/a"
+    cycle_mb = max(distances_kb[1:]) / KB_PER_MB
+    need_mb = math.ceil((1 + cct) * cycle_mb * NEED_HEADROOM / NEED_ROUND_MB) * NEED_ROUND_MB
+    return cycle_mb, max(need_mb, NEED_ROUND_MB)
+
+
 def load_run(rundir):
     meta = read_meta(os.path.join(rundir, "meta.csv"))
     samples = read_csv(os.path.join(rundir, "samples.csv"))
@@ -123,7 +166,10 @@ def load_run(rundir):
     progress = read_csv(progress_path) if os.path.exists(progress_path) else []
     # the worst second: a stall of one or two seconds hides in the mean
     per_second_lat = [num(p["lat_ms"]) for p in progress if num(p["lat_ms"]) is not None]
-    checkpoints = read_csv(os.path.join(rundir, "checkpoints.csv"))
+    checkpoints_path = os.path.join(rundir, "checkpoints.csv")
+    checkpoints = read_csv(checkpoints_path)
+    with open(checkpoints_path) as f:
+        has_distances = "distance_kb" in f.readline().strip().split(",")
     decisions_path = os.path.join(rundir, "decisions.csv")
     decisions = read_csv(decisions_path) if os.path.exists(decisions_path) else []
     timeout_s = num(meta.get("checkpoint_timeout_s")) or 30
@@ -131,6 +177,12 @@ def load_run(rundir):
     forced = [num(c["t"]) for c in checkpoints if c["kind"].split("+")[0] == "wal"]
     sizes = [num(s["max_wal_size_mb"]) for s in samples if num(s["max_wal_size_mb"])]
     peak = peak_rate(samples, timeout_s)
+    cycle_mb, need_mb = load_need(checkpoints, has_distances, cct)
+    final_mb = num(meta.get("final_max_wal_size_mb"))
+    if isinstance(need_mb, (int, float)) and final_mb is not None:
+        final_over_need = final_mb / need_mb
+    else:
+        final_over_need = need_mb
     run = {
         "scenario": meta.get("scenario"),
         "config": meta.get("config"),
@@ -148,7 +200,10 @@ def load_run(rundir):
         "worst_second_lat_ms": max(per_second_lat) if per_second_lat else None,
         "work_s": num(meta.get("work_s")),
         "start_mb": num(meta.get("start_max_wal_size_mb")),
-        "final_mb": num(meta.get("final_max_wal_size_mb")),
+        "final_mb": final_mb,
+        "cycle_mb": cycle_mb,
+        "need_mb": need_mb,
+        "final_over_need": final_over_need,
         "max_mb": max(sizes) if sizes else None,
         "last_forced_s": max(forced) if forced else None,
         "peak_mb_s": peak / MB if peak is not None else None,
@@ -161,6 +216,8 @@ def load_run(rundir):
         "first_shrink_s": None,
         "burst_end_s": num(meta.get("burst_end_s")),
         "bulk_scale": meta.get("bulk_scale"),
+        "scale": meta.get("scale"),
+        "clients": meta.get("clients"),
         "changes": 0,
     }
     for d in decisions:
@@ -214,6 +271,18 @@ def cell(values, digits=0):
     return f"{fmt(med, digits)} ({fmt(min(values), digits)}–{fmt(max(values), digits)})"
 
 
+def need_cell(values, digits=0):
+    """cell() of the runs that measured a need; "n/a" when none could
+    (fewer than two timed checkpoints), with a count of those that could
+    not when only some did; "–" when the raw data predates the distances"""
+    measured = [v for v in values if isinstance(v, (int, float))]
+    unmeasured = sum(1 for v in values if v == "n/a")
+    if not measured:
+        return "n/a" if unmeasured else "–"
+    text = cell(measured, digits)
+    return f"{text}, {unmeasured} n/a" if unmeasured else text
+
+
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -247,6 +316,8 @@ def scenario_table(scenario, runs):
         columns.append(("work s", lambda rs: cell([r["work_s"] for r in rs], 1)))
     columns += [
         ("max_wal_size MB final", lambda rs: cell([r["final_mb"] for r in rs])),
+        ("need MB (log)", lambda rs: need_cell([r["need_mb"] for r in rs])),
+        ("final size / need", lambda rs: need_cell([r["final_over_need"] for r in rs], 2)),
         ("peak WAL MB/s (30 s)", lambda rs: cell([r["peak_mb_s"] for r in rs], 1)),
         ("formula MB", lambda rs: cell([r["formula_mb"] for r in rs])),
         ("walsizer needed MB", lambda rs: cell([r["ws_needed_mb"] for r in rs])),
@@ -283,6 +354,25 @@ def ratio_lines(scenario, configs, by):
     return lines
 
 
+def need_lines(by):
+    """for a configuration whose runs measured no need (every checkpoint
+    forced), its size against the need the scenario's other runs measured:
+    the load is the same, only the size differs"""
+    measured = [r["need_mb"] for rs in by.values() for r in rs if isinstance(r["need_mb"], (int, float))]
+    if not measured:
+        return []
+    load_need_mb = statistics.median(measured)
+    lines = []
+    for config, rs in by.items():
+        if any(isinstance(r["need_mb"], (int, float)) for r in rs) or any(r["need_mb"] is None for r in rs):
+            continue
+        final_mb = median([r["final_mb"] for r in rs])
+        lines.append(f"- {config}: no need of its own (fewer than two timed checkpoints); its final "
+                     f"{fmt(final_mb)} MB is ×{ratio(final_mb, load_need_mb)} of the need the other "
+                     f"configurations' runs measured (median {fmt(load_need_mb)} MB)")
+    return lines
+
+
 def overhead_lines(by):
     """TPS ratio per A B pair, so drift between pairs cancels"""
     a = {r["repeat"]: r["tps"] for r in by.get("tuned", [])}
@@ -299,34 +389,41 @@ def gnuplot(script):
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
 
-def plots(out, runs):
-    """PNGs: steady time line, WAL per configuration, quiet time line"""
-    made = []
-    term = "set terminal pngcairo size 1100,750 font 'DejaVu Sans,11'\n"
-    colors = {"stock": "#d62728", "tuned": "#2ca02c", "walsizer": "#1f77b4", "dryrun": "#9467bd"}
+def steady_level(scenario, sruns):
+    """the pgbench scale and clients of a steady scenario's runs; raw data
+    from before steady.sh recorded them ran the one level it had then"""
+    first = sruns[0]
+    if first["scale"] or scenario != "steady":
+        return first["scale"] or "?", first["clients"] or "?"
+    return "20", "4"
 
-    # 1. steady: TPS per second, WAL written so far and max_wal_size,
-    # repeat 1 of each; the legend of the WAL panel counts forced checkpoints
-    steady = {r["config"]: r for r in runs if r["scenario"] == "steady" and r["repeat"] == 1}
+
+def steady_timeline(out, scenario, runs, colors):
+    """SCENARIO-timeline.png: TPS per second, WAL written so far and
+    max_wal_size, repeat 1 of each configuration; the legend of the WAL
+    panel counts forced checkpoints.  None if the scenario did not run."""
+    steady = {r["config"]: r for r in runs if r["scenario"] == scenario and r["repeat"] == 1}
     shown = [c for c in ("stock", "tuned", "walsizer") if c in steady]
-    if shown:
-        png = os.path.join(out, "steady-timeline.png")
-        tps_plot = ", ".join(
-            f"'{steady[c]['dir']}/progress.csv' using 1:2 with lines lw 1.5 lc rgb '{colors[c]}' title '{c}'"
-            for c in shown)
-        wal_plot = ", ".join(
-            f"'{steady[c]['dir']}/samples.csv' using 1:(($3 - {steady[c]['lsn_start']}) / {MB}) "
-            f"with lines lw 2 lc rgb '{colors[c]}' "
-            f"title '{c}: {steady[c]['wal_forced']} forced by WAL'"
-            for c in shown)
-        size_plot = ", ".join(
-            f"'{steady[c]['dir']}/samples.csv' using 1:2 with steps lw 2 lc rgb '{colors[c]}' title '{c}'"
-            for c in shown)
-        gnuplot("set terminal pngcairo size 1100,1000 font 'DejaVu Sans,11'\n" + f"""
+    if not shown:
+        return None
+    scale, clients = steady_level(scenario, list(steady.values()))
+    png = os.path.join(out, f"{scenario}-timeline.png")
+    tps_plot = ", ".join(
+        f"'{steady[c]['dir']}/progress.csv' using 1:2 with lines lw 1.5 lc rgb '{colors[c]}' title '{c}'"
+        for c in shown)
+    wal_plot = ", ".join(
+        f"'{steady[c]['dir']}/samples.csv' using 1:(($3 - {steady[c]['lsn_start']}) / {MB}) "
+        f"with lines lw 2 lc rgb '{colors[c]}' "
+        f"title '{c}: {steady[c]['wal_forced']} forced by WAL'"
+        for c in shown)
+    size_plot = ", ".join(
+        f"'{steady[c]['dir']}/samples.csv' using 1:2 with steps lw 2 lc rgb '{colors[c]}' title '{c}'"
+        for c in shown)
+    gnuplot("set terminal pngcairo size 1100,1000 font 'DejaVu Sans,11'\n" + f"""
 set output '{png}'
 set datafile separator ','
 set key autotitle columnhead
-set multiplot layout 3,1 title 'Steady OLTP (pgbench scale 20, 4 clients, checkpoint\\_timeout 30s), repeat 1'
+set multiplot layout 3,1 title 'Steady OLTP ({scenario}: pgbench scale {scale}, {clients} clients, checkpoint\\_timeout 30s), repeat 1'
 set grid
 set key outside right
 # the same plot area and time axis in every panel, whatever the length of
@@ -346,10 +443,23 @@ set yrange [32:8192]
 plot {size_plot}
 unset multiplot
 """)
-        made.append(png)
+    return png
+
+
+def plots(out, runs):
+    """PNGs: steady time lines, WAL per configuration, quiet time line"""
+    made = []
+    term = "set terminal pngcairo size 1100,750 font 'DejaVu Sans,11'\n"
+    colors = {"stock": "#d62728", "tuned": "#2ca02c", "walsizer": "#1f77b4", "dryrun": "#9467bd"}
+
+    # 1. steady, at each load level: TPS, WAL written, max_wal_size
+    for scenario in STEADY_SCENARIOS:
+        png = steady_timeline(out, scenario, runs, colors)
+        if png:
+            made.append(png)
 
     # 2. WAL written per configuration, median with min–max, per scenario
-    bar_scenarios = [s for s in ("steady", "bulk", "updates") if any(r["scenario"] == s for r in runs)]
+    bar_scenarios = [s for s in STEADY_SCENARIOS + ["bulk", "updates"] if any(r["scenario"] == s for r in runs)]
     bar_configs = ["stock", "tuned", "walsizer", "dryrun"]
     if bar_scenarios:
         dat = os.path.join(out, "wal-by-config.dat")
@@ -413,9 +523,10 @@ plot '{q['dir']}/samples.csv' every ::1 using 1:2 with steps lw 2 lc rgb '#1f77b
 
 
 def write_runs_csv(out, runs):
-    keys = ["scenario", "config", "repeat", "seconds", "wal_mb", "fpi", "requested",
+    keys = ["scenario", "config", "repeat", "scale", "clients", "seconds", "wal_mb", "fpi", "requested",
             "wal_forced", "timed", "last_forced_s", "tps", "lat_ms", "lat_stddev_ms",
-            "worst_second_lat_ms", "work_s", "start_mb", "final_mb", "max_mb", "peak_mb_s", "formula_mb",
+            "worst_second_lat_ms", "work_s", "start_mb", "final_mb"] + NEED_KEYS + [
+            "max_mb", "peak_mb_s", "formula_mb",
             "ws_peak_mb_s", "ws_needed_mb", "changes", "first_change_s", "forced_after_change",
             "first_shrink_s"]
     with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
@@ -455,8 +566,8 @@ def report(out, runs, pngs):
              "(shared_buffers 128MB, checkpoint_timeout 30s, checkpoint_completion_target 0.9, "
              "autovacuum off so it adds no WAL at random moments), and the configurations "
              "alternate within each repeat.", "",
-             "**The machine is shared with other test runs (2 cores): single runs are noisy.** "
-             "Read the medians and ratios; the min–max shows the spread.", "",
+             f"**The machine is shared with other test runs ({machine_cores(out, runs)}): single "
+             "runs are noisy.** Read the medians and ratios; the min–max shows the spread.", "",
              "## How it was run", ""] + how + ["Configurations:", ""]
     lines += [f"- **{c}**: {d}" for c, d in CONFIGS.items()]
     lines += ["", "Figures per run: WAL written = difference of `pg_current_wal_lsn()`; FPI = "
@@ -468,16 +579,31 @@ def report(out, runs, pngs):
               "WAL-forced checkpoint; *peak WAL MB/s* = highest rate over any 30 s of the one-second "
               "LSN samples; *formula* = (1 + checkpoint_completion_target) × peak × checkpoint_timeout, "
               "the size that forces no checkpoint at that rate (walsizer adds its headroom, 25 %, on top: "
-              "*walsizer needed*).  Cells: median (min–max) over the repeats.", ""]
-    for scenario in ["steady", "bulk", "updates", "quiet", "overhead"]:
+              "*walsizer needed*).  "
+              "*need (log)* = what the load needs judged from PostgreSQL's own log, not from "
+              "pg_walsizer: (1 + checkpoint_completion_target) × the largest `distance` of the run's "
+              "`checkpoint complete` lines among its timed checkpoints, leaving out the first (its cycle "
+              f"starts at the run's own CHECKPOINT) × {NEED_HEADROOM} headroom, rounded up to "
+              f"{NEED_ROUND_MB} MB; *final size / need* = the `max_wal_size` the run ended with over "
+              "that need.  n/a: fewer than two timed checkpoints completed in the run, as when every "
+              "checkpoint is forced by WAL (stock and dryrun at 64 MB); – in these two columns: raw data "
+              "from before the distances were recorded.  Cells: median (min–max) over the "
+              "repeats.", ""]
+    for scenario in SCENARIOS:
         sruns = [r for r in runs if r["scenario"] == scenario]
         if not sruns:
             continue
         title, text = SCENARIOS[scenario]
-        text = text.format(bulk_scale=sruns[0]["bulk_scale"] or "?")
+        scale, clients = steady_level(scenario, sruns) if scenario in STEADY_SCENARIOS else (None, None)
+        text = text.format(bulk_scale=sruns[0]["bulk_scale"] or "?", scale=scale, clients=clients)
+        repeats = len({r["repeat"] for r in sruns})
+        if repeats == 1:
+            text += ("  **A single repeat**: each cell is one run, with no spread to show "
+                     "how far it is from typical.")
         configs, by, table = scenario_table(scenario, sruns)
         lines += [f"## {title} (`{scenario}`)", "", text, "", table, ""]
         lines += ratio_lines(scenario, configs, by)
+        lines += need_lines(by)
         if scenario == "overhead":
             lines += overhead_lines(by)
         for c in ("walsizer", "dryrun", "walsizer4g"):
@@ -503,11 +629,23 @@ def report(out, runs, pngs):
         f.write("\n".join(lines))
 
 
+def machine_cores(out, runs):
+    """"N cores" from the machine descriptions of the raw data"""
+    cores = set()
+    for scenario in {r["scenario"] for r in runs}:
+        for line in read_text(os.path.join(out, "raw", scenario, "machine.txt")).splitlines():
+            if line.startswith("cores (nproc): "):
+                cores.add(line.split(": ", 1)[1])
+    if not cores:
+        return "cores unknown"
+    return "/".join(sorted(cores)) + (" core" if cores == {"1"} else " cores")
+
+
 def how_it_was_run(out, runs):
     """the command and machine of each invocation that left raw data: one
     block when a single run of the driver made them all"""
     groups = {}
-    for scenario in ["steady", "bulk", "updates", "quiet", "overhead"]:
+    for scenario in SCENARIOS:
         if not any(r["scenario"] == scenario for r in runs):
             continue
         sdir = os.path.join(out, "raw", scenario)
@@ -544,6 +682,8 @@ def check(out, runs):
                 if scenario in PGBENCH_SCENARIOS:
                     wanted.append("progress.csv")
                     problems += [f"{meta_path}: no pgbench_tps"] if not meta.get("pgbench_tps") else []
+                if scenario in STEADY_SCENARIOS:
+                    problems += [f"{meta_path}: no {k}" for k in ("scale", "clients") if not meta.get(k)]
                 if scenario in WORK_SCENARIOS and not meta.get("work_s"):
                     problems.append(f"{meta_path}: no work_s")
                 if config in ("walsizer", "dryrun", "walsizer4g"):
@@ -562,10 +702,22 @@ def check(out, runs):
                                         f"expected {CSV_HEADERS[name]}")
                     elif name in ("samples.csv", "progress.csv") and len(rows) < 2:
                         problems.append(f"{path}: no rows")
-    for name in ["REPORT.md", "runs.csv", "steady-timeline.png", "wal-by-config.png", "quiet-timeline.png"]:
+    for name in ["REPORT.md", "runs.csv", "wal-by-config.png", "quiet-timeline.png"] + \
+            [f"{s}-timeline.png" for s in STEADY_SCENARIOS]:
         path = os.path.join(out, name)
         if not os.path.exists(path) or os.path.getsize(path) == 0:
             problems.append(f"{path}: missing or empty")
+    # the need is n/a after a few seconds; what is checked is that every
+    # table and runs.csv have its columns
+    path = os.path.join(out, "runs.csv")
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            header = next(csv.reader(f), [])
+        problems += [f"{path}: no column {k}" for k in NEED_KEYS if k not in header]
+    path = os.path.join(out, "REPORT.md")
+    tables = read_text(path).count("| final size / need |")
+    if tables != len(SCENARIOS):
+        problems.append(f"{path}: {tables} tables with a final size / need column, expected {len(SCENARIOS)}")
     return problems
 
 

@@ -25,7 +25,9 @@
 #
 # Settings (environment):
 #   BENCH_REPEAT            repeats of every run (3)
-#   BENCH_SECONDS           steady OLTP length (100)
+#   BENCH_SECONDS           steady OLTP length (100), at both levels
+#   BENCH_STEADY100_SCALE   pgbench scale of the heavier steady level,
+#                           steady100 (100: about 1.5 GB)
 #   BENCH_BULK_SECONDS      OLTP length next to the bulk load (60)
 #   BENCH_BULK_SCALE        pgbench scale of the bulk load (100: about
 #                           1.5 GB of tables and WAL, tens of seconds)
@@ -34,7 +36,8 @@
 #   BENCH_TAIL_SECONDS      quiet tail (90)
 #   BENCH_QUIET_REPEAT      repeats of the quiet scenario (1)
 #   BENCH_OVERHEAD_SECONDS  length of each overhead run (20)
-#   BENCH_SCENARIOS         which scenarios ("steady bulk updates quiet overhead");
+#   BENCH_SCENARIOS         which scenarios ("steady steady100 bulk updates
+#                           quiet overhead");
 #                           a subset replaces only those scenarios' raw data
 #                           in BENCH_OUT, and the report covers them all
 #   BENCH_OUT               output directory (bench/results)
@@ -60,7 +63,7 @@ if ((smoke)); then
     : "${BENCH_REPEAT:=1}" "${BENCH_SECONDS:=4}" "${BENCH_BULK_SECONDS:=4}"
     : "${BENCH_BULK_SCALE:=2}" "${BENCH_UPDATES:=1}" "${BENCH_BURST_SECONDS:=3}"
     : "${BENCH_TAIL_SECONDS:=2}" "${BENCH_OVERHEAD_SECONDS:=3}"
-    : "${BENCH_SCALE:=2}" "${BENCH_UPD_ROWS:=20000}"
+    : "${BENCH_SCALE:=2}" "${BENCH_UPD_ROWS:=20000}" "${BENCH_STEADY100_SCALE:=4}"
     : "${BENCH_OUT:=$srcdir/bench/out/smoke}"
 fi
 export BENCH_REPEAT=${BENCH_REPEAT:-3}
@@ -72,11 +75,13 @@ export BENCH_BURST_SECONDS=${BENCH_BURST_SECONDS:-20}
 export BENCH_TAIL_SECONDS=${BENCH_TAIL_SECONDS:-90}
 export BENCH_QUIET_REPEAT=${BENCH_QUIET_REPEAT:-1}
 export BENCH_OVERHEAD_SECONDS=${BENCH_OVERHEAD_SECONDS:-20}
+BENCH_STEADY100_SCALE=${BENCH_STEADY100_SCALE:-100}
 # the tables: scale 20 (about 300 MB, a few times shared_buffers) and a
-# 500k-row table for the whole-table UPDATEs
+# 500k-row table for the whole-table UPDATEs; the steady100 scenario's
+# larger tables only when it runs, since every run copies the template
 BENCH_SCALE=${BENCH_SCALE:-20}
 BENCH_UPD_ROWS=${BENCH_UPD_ROWS:-500000}
-scenarios=${BENCH_SCENARIOS:-steady bulk updates quiet overhead}
+scenarios=${BENCH_SCENARIOS:-steady steady100 bulk updates quiet overhead}
 out=${BENCH_OUT:-$srcdir/bench/results}
 pg_major=${BENCH_PG_MAJOR:-15}
 
@@ -109,6 +114,19 @@ if ((build)); then
     make -C "$srcdir" -s install PG_CONFIG="$PG_BINDIR/pg_config"
 fi
 export PATH=$PG_BINDIR:$PATH
+# The library measured is the installed one: say which build it is, as of
+# now, since the tree or the installed file may change while the runs go on.
+library_mtime() { date -u -r "$pkglibdir/pg_walsizer.so" '+%Y-%m-%d %H:%M:%S UTC'; }
+library_mtime_at_start=$(library_mtime)
+source_state="commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ -n $(git -C "$srcdir" status --porcelain -- src 2>/dev/null) ]]; then
+    source_state+=" with uncommitted changes in src/"
+fi
+if ((build)); then
+    library="$pkglibdir/pg_walsizer.so of $library_mtime_at_start, built by this run from the source at $source_state"
+else
+    library="$pkglibdir/pg_walsizer.so of $library_mtime_at_start, as installed (BENCH_BUILD=0; the source beside it is at $source_state)"
+fi
 
 # --- scratch space: the template and the cluster of the current run
 export BENCH_WORK
@@ -152,7 +170,14 @@ as_pg pgbench -h "$BENCH_WORK" -p "$port" -i -q -s "$BENCH_SCALE" postgres >/dev
 tsql -c 'CREATE DATABASE bulk' \
     -c "CREATE TABLE upd (id int PRIMARY KEY, v int NOT NULL, pad text NOT NULL)" \
     -c "INSERT INTO upd SELECT i, 0, repeat('x', 100) FROM generate_series(1, $BENCH_UPD_ROWS) i" \
-    -c 'VACUUM ANALYZE' -c 'CHECKPOINT'
+    -c 'VACUUM ANALYZE'
+if [[ " $scenarios " == *" steady100 "* ]]; then
+    say "template cluster: database steady100 at pgbench scale $BENCH_STEADY100_SCALE"
+    tsql -c 'CREATE DATABASE steady100'
+    # pgbench -i vacuums its tables itself
+    as_pg pgbench -h "$BENCH_WORK" -p "$port" -i -q -s "$BENCH_STEADY100_SCALE" steady100 >/dev/null 2>&1
+fi
+tsql -c 'CHECKPOINT'
 as_pg pg_ctl -D "$BENCH_TEMPLATE" -m fast -w stop >/dev/null
 template_up=0
 cp "$BENCH_WORK/postgresql.conf.orig" "$BENCH_TEMPLATE/postgresql.conf"
@@ -205,12 +230,14 @@ machine_file=$BENCH_WORK/machine.txt
     # back: with a large max_wal_size it decides the latency spikes
     echo "kernel writeback: $(for k in dirty_background_bytes dirty_background_ratio dirty_bytes dirty_ratio dirty_expire_centisecs; do printf '%s=%s ' "$k" "$(cat /proc/sys/vm/$k)"; done)"
     echo "postgresql: $("$PG_BINDIR/postgres" --version)"
-    # the library measured is the installed one; say which build it was
-    echo "pg_walsizer: $pkglibdir/pg_walsizer.so of $(date -u -r "$pkglibdir/pg_walsizer.so" '+%Y-%m-%d %H:%M UTC'), source at commit $(git -C "$srcdir" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "pg_walsizer: $library"
+    if [[ $(library_mtime) != "$library_mtime_at_start" ]]; then
+        echo "pg_walsizer replaced during the runs: $pkglibdir/pg_walsizer.so of $(library_mtime) at the end (another install); a run loads the file there when its server starts"
+    fi
     echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 } >"$machine_file"
 command="sudo"
-for v in BENCH_REPEAT BENCH_SECONDS BENCH_BULK_SECONDS BENCH_BULK_SCALE BENCH_UPDATES \
+for v in BENCH_REPEAT BENCH_SECONDS BENCH_STEADY100_SCALE BENCH_BULK_SECONDS BENCH_BULK_SCALE BENCH_UPDATES \
     BENCH_BURST_SECONDS BENCH_TAIL_SECONDS BENCH_QUIET_REPEAT BENCH_OVERHEAD_SECONDS; do
     command+=" $v=${!v}"
 done
