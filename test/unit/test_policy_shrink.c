@@ -387,6 +387,36 @@ a_settled_size_holds_a_steady_load(void)
 	CHECK_EQ(state.provisional, 0);
 }
 
+/*
+ * A grown size still being judged is settled from whole cycles at it, in
+ * one step: while WAL is written, quiet windows do not shrink it by
+ * halves meanwhile.  An idle server writes no cycles to judge by, and
+ * shrinks as usual.
+ */
+static void
+a_provisional_size_under_load_waits_for_its_settle_not_a_slow_shrink(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* 720 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.current_mb = 4096;
+	s.shrink_after = 1;
+	state.provisional = 1;
+	w.recent_rate_valid = true;
+	w.recent_rate = 1 * (double) MB;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 4096);
+	CHECK_EQ(state.provisional, 1);
+
+	w.recent_rate = 0;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 2048);
+}
+
 int
 main(void)
 {
@@ -408,5 +438,6 @@ main(void)
 	RUN_TEST(suite, provisional_size_close_to_the_need_is_kept);
 	RUN_TEST(suite, capped_growth_is_provisional_and_settles);
 	RUN_TEST(suite, a_settled_size_holds_a_steady_load);
+	RUN_TEST(suite, a_provisional_size_under_load_waits_for_its_settle_not_a_slow_shrink);
 	return unit_exit_status();
 }
