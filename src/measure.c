@@ -644,6 +644,9 @@ walsizer_measure_forget_load(WalsizerMeasure *ms,
 {
 	walsizer_measure_size_changed(ms);
 	ms->recent.count = 0;
+	ms->timed_cycles_count = 0;
+	ms->timed_cycle_fpi_bytes = 0;
+	memset(&ms->last_cycle, 0, sizeof(ms->last_cycle));
 	start_window(ms, 0, set);
 }
 

@@ -465,6 +465,38 @@ window_full_page_images_and_their_reset(void)
 	CHECK_EQ(walsizer_measure_window_fpi(&ms), 0);
 }
 
+/*
+ * Whole timed cycles measured while walsizer was off (a bulk load the DBA
+ * ran with walsizer.enable = off) are no evidence either.
+ */
+static void
+forgetting_the_load_forgets_its_cycles(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	walsizer_measure_start(&ms, &s, &set);
+	checkpoint_after(&s, 1);
+	walsizer_measure_add(&ms, &s, &set);
+	for (int i = 0; i < 30; i++)
+	{
+		write_for_one_second(&s, 10);
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	checkpoint_after(&s, 0);
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UCMP(m.timed_cycle_peak_bytes, >, 0);
+	CHECK(m.last_cycle_s > 0);
+	walsizer_measure_forget_load(&ms, &set);
+	write_for_one_second(&s, 1);
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 0);
+	CHECK(m.last_cycle_s == 0);
+}
+
 static void
 forgetting_the_load_empties_both_rates(void)
 {
@@ -916,6 +948,7 @@ main(void)
 	RUN_TEST(suite, windows_end_on_time_and_follow_a_new_length);
 	RUN_TEST(suite, window_full_page_images_and_their_reset);
 	RUN_TEST(suite, forgetting_the_load_empties_both_rates);
+	RUN_TEST(suite, forgetting_the_load_forgets_its_cycles);
 	RUN_TEST(suite, recent_record_rate_leaves_out_images_estimated_from_their_count);
 	RUN_TEST(suite, recent_record_rate_uses_the_servers_image_bytes_when_counted);
 	RUN_TEST(suite, images_across_a_wal_statistics_reset_are_not_counted);
