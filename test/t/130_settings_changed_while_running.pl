@@ -143,7 +143,16 @@ my $log_offset = -s $node->logfile;
 alter_system('walsizer.min' => '512MB', 'walsizer.max' => '256MB');
 wait_for($node, 'SELECT floor_mb = 256 AND cap_mb = 256 FROM walsizer.status()',
 	'walsizer.min 512 MB above walsizer.max 256 MB: the floor is clamped to 256 MB');
-run_pgbench($node, 8, 4);
+# a write load heavy enough to bring a forced checkpoint near at 64 MB on
+# any machine: bulk inserts until walsizer acts (or a minute passes)
+$node->safe_psql('postgres', 'CREATE TABLE clamp_fill (id int, pad text)');
+my $fill_deadline = time() + 60;
+while (time() < $fill_deadline && !scalar(size_decisions($since)))
+{
+	$node->safe_psql('postgres',
+		'INSERT INTO clamp_fill SELECT g, repeat(md5(g::text), 8) '
+		  . 'FROM generate_series(1, 50000) g');
+}
 is(log_count($node, qr/WARNING:  pg_walsizer floor is above its cap; using 256 MB as the floor/,
 		$log_offset),
 	1, 'one WARNING says so');
