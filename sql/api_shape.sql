@@ -61,8 +61,23 @@ CREATE TEMP TABLE before AS SELECT last_check_at FROM walsizer.status();
 SELECT walsizer.check_now();
 SELECT pg_temp.wait_until('(SELECT s.last_check_at > b.last_check_at FROM walsizer.status() s, before b)');
 
--- decisions(): a set of rows with the documented columns
-SELECT count(*) >= 0 AS readable FROM walsizer.decisions();
+-- decisions(): a set of rows with the documented columns.  The DBA's own
+-- change of max_wal_size makes one, and the change back another.
+ALTER SYSTEM SET max_wal_size = '2GB';
+SELECT pg_reload_conf();
+SELECT pg_temp.wait_until($$EXISTS (SELECT FROM walsizer.decisions()
+                                    WHERE action = 'adopt' AND new_mb = 2048)$$);
+ALTER SYSTEM RESET max_wal_size;
+SELECT pg_reload_conf();
+SELECT pg_temp.wait_until($$EXISTS (SELECT FROM walsizer.decisions()
+                                    WHERE action = 'adopt' AND old_mb = 2048
+                                      AND new_mb = 1024)$$);
+SELECT action, old_mb, new_mb, requested >= 0 AND timed >= 0 AND wal_forced >= 0
+           AND wal_bytes >= 0 AND window_s >= 0 AS counted,
+       confirmed, reason <> '' AS explained
+  FROM walsizer.decisions()
+ WHERE action = 'adopt'
+ ORDER BY at;
 SELECT array_agg(name ORDER BY ord) AS decision_columns
   FROM pg_proc p, unnest(p.proargnames) WITH ORDINALITY AS u(name, ord)
  WHERE p.oid = 'walsizer.decisions'::regproc;

@@ -12,13 +12,40 @@ SELECT count(*) FROM walsizer.recommend();
 SELECT walsizer.check_now();
 RESET ROLE;
 
--- pg_monitor members can read, but not wake the worker
+-- pg_monitor members can read, but not wake the worker.  Something to read:
+-- the DBA's own change of max_wal_size, which walsizer adopts.
+CREATE FUNCTION pg_temp.wait_until(condition text, timeout_s int DEFAULT 60)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    ok boolean;
+BEGIN
+    FOR i IN 1 .. timeout_s * 10 LOOP
+        EXECUTE 'SELECT (' || condition || ')' INTO ok;
+        IF ok THEN
+            RETURN true;
+        END IF;
+        PERFORM pg_sleep(0.1);
+    END LOOP;
+    RETURN false;
+END
+$$;
+ALTER SYSTEM SET max_wal_size = '1536MB';
+SELECT pg_reload_conf();
+SELECT pg_temp.wait_until($$(SELECT max_wal_size_mb = 1536 FROM walsizer.status())
+                            AND EXISTS (SELECT FROM walsizer.decisions()
+                                         WHERE action = 'adopt' AND new_mb = 1536)$$);
 SET ROLE walsizer_watcher;
-SELECT count(*) FROM walsizer.status();
-SELECT count(*) >= 0 AS readable FROM walsizer.decisions();
-SELECT count(*) FROM walsizer.recommend();
+SELECT max_wal_size_mb, worker_pid IS NOT NULL AS sees_worker FROM walsizer.status();
+SELECT action, old_mb, new_mb FROM walsizer.decisions() WHERE new_mb = 1536;
+SELECT max_wal_size_mb, length(reason) > 0 AS explained FROM walsizer.recommend();
 SELECT walsizer.check_now();
 RESET ROLE;
+ALTER SYSTEM RESET max_wal_size;
+SELECT pg_reload_conf();
+SELECT pg_temp.wait_until($$(SELECT max_wal_size_mb = 1024 FROM walsizer.status())
+                            AND EXISTS (SELECT FROM walsizer.decisions()
+                                         WHERE action = 'adopt' AND old_mb = 1536
+                                           AND new_mb = 1024)$$);
 
 -- exactly the documented privileges, nothing for PUBLIC
 SELECT p.proname,

@@ -8,8 +8,9 @@
  * (record.c).  What can stand in the way is handled here, and never
  * thrown: a dry run records advice instead; allow_alter_system = off is
  * reported once and recorded as "blocked"; a change the DBA has pending
- * in postgresql.auto.conf postpones ours; any other failure is recorded
- * as "error" and retried after the cooldown.
+ * in postgresql.auto.conf postpones ours (said once per pending value);
+ * any other failure is recorded as "error" once and retried less and less
+ * often, never at every sample.
  *
  * The size about to be written is saved in the state file first
  * ("intent"), so that a crash between ALTER SYSTEM and the next state
@@ -66,14 +67,142 @@ act_log_change(const WalsizerDecision *d, const WalsizerMeasurements *m)
 }
 
 /*
+ * A failed change is tried again after RETRY_FIRST_DELAY_S, then after
+ * twice as long each time, up to a window (or RETRY_FIRST_DELAY_S when the
+ * window is shorter).  A disk emergency or a lowered walsizer.max is
+ * decided at every sample, cooldown or not; without the delay a full disk
+ * would write a WARNING and an "error" decision per sample and wipe the
+ * history within a minute.
+ */
+#define RETRY_FIRST_DELAY_S 10
+
+/* The change that failed last, until one succeeds. */
+typedef struct FailingChange
+{
+	int			attempts;		/* failed attempts in a row; 0: none */
+	int64		retry_at_us;	/* monotonic: no attempt before this */
+	char		reported[WALSIZER_REASON_LEN];	/* what failed, as last recorded
+												 * (no sizes: a target that
+												 * moves is the same failure) */
+} FailingChange;
+
+static FailingChange failing;
+
+/* Why the change was last postponed (names the pending value), or "". */
+static char postponed_logged[WALSIZER_REASON_LEN];
+
+/*
+ * A change failed.  The first failure of a series, or one for another
+ * cause (detail), is a WARNING and an "error" decision; a repeat is one
+ * LOG line, and those come ever more rarely, as the attempts do.
+ */
+static void
+act_failed(const WalsizerDecision *d, const WalsizerMeasurements *m,
+		   const char *reason, const char *detail, int64 now_us,
+		   double window_s)
+{
+	double		limit_s = window_s > RETRY_FIRST_DELAY_S ?
+		window_s : RETRY_FIRST_DELAY_S;
+	double		delay_s = RETRY_FIRST_DELAY_S;
+
+	for (int i = 0; i < failing.attempts && delay_s < limit_s; i++)
+		delay_s *= 2;
+	if (delay_s > limit_s)
+		delay_s = limit_s;
+	failing.attempts++;
+	failing.retry_at_us = now_us + (int64) (delay_s * 1000000.0);
+
+	if (failing.attempts > 1 && strcmp(failing.reported, detail) == 0)
+	{
+		ereport(LOG,
+				(errmsg("pg_walsizer still cannot change max_wal_size from %lld MB to %lld MB (attempt %d)",
+						(long long) d->old_mb, (long long) d->new_mb,
+						failing.attempts),
+				 errdetail("%s", detail),
+				 errhint("pg_walsizer tries again in %.0f s.", delay_s)));
+		return;
+	}
+	strlcpy(failing.reported, detail, sizeof(failing.reported));
+	ereport(WARNING,
+			(errmsg("pg_walsizer could not change max_wal_size from %lld MB to %lld MB",
+					(long long) d->old_mb, (long long) d->new_mb),
+			 errdetail("%s", detail),
+			 errhint("pg_walsizer keeps running and tries again in %.0f s, less often while it keeps failing. Check free space and permissions in the data directory.",
+					 delay_s)));
+	walsizer_record(WALSIZER_ACTION_ERROR, d->old_mb, d->new_mb, m, reason);
+}
+
+static void
+act_postponed(const WalsizerDecision *d, const char *why)
+{
+	/* once per value waiting in the file, not at every sample */
+	if (strcmp(postponed_logged, why) == 0)
+		return;
+	strlcpy(postponed_logged, why, sizeof(postponed_logged));
+	ereport(LOG,
+			(errmsg("pg_walsizer postponed changing max_wal_size to %lld MB",
+					(long long) d->new_mb),
+			 errdetail("%s.", why),
+			 errhint("Reload the configuration to apply that change; pg_walsizer will then adopt it.")));
+}
+
+static bool
+act_blocked(const WalsizerDecision *d, const WalsizerMeasurements *m)
+{
+	char		reason[WALSIZER_REASON_LEN];
+
+	if (blocked_reported)
+		return false;
+	blocked_reported = true;
+	snprintf(reason, sizeof(reason),
+			 "ALTER SYSTEM is disabled (allow_alter_system = off); recommends %lld MB: %s",
+			 (long long) d->new_mb, d->reason);
+	ereport(WARNING,
+			(errmsg("pg_walsizer cannot change max_wal_size from %lld MB to %lld MB: ALTER SYSTEM is disabled",
+					(long long) d->old_mb, (long long) d->new_mb),
+			 errdetail("%s.", d->reason),
+			 errhint("Set max_wal_size = '%lldMB' yourself, or set allow_alter_system = on. pg_walsizer keeps measuring and reports its recommendation in walsizer.status().",
+					 (long long) d->new_mb)));
+	walsizer_record(WALSIZER_ACTION_BLOCKED, d->old_mb, d->new_mb, m, reason);
+	return false;
+}
+
+static bool
+act_dry_run(const WalsizerDecision *d, const WalsizerMeasurements *m)
+{
+	char		reason[WALSIZER_REASON_LEN];
+	WalsizerRecord *latest;
+	bool		repeated;
+
+	/* while the advice stays the same, one row says it */
+	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
+	latest = walsizer_history_latest(&walsizer_shared->persistent);
+	repeated = latest && latest->action == WALSIZER_ACTION_ADVISE &&
+		latest->new_mb == d->new_mb;
+	LWLockRelease(walsizer_shared->lock);
+	if (repeated)
+		return false;
+
+	snprintf(reason, sizeof(reason), "dry run (%s): %s",
+			 walsizer_action_name(d->action), d->reason);
+	ereport(LOG,
+			(errmsg("pg_walsizer would change max_wal_size from %lld MB to %lld MB (dry run)",
+					(long long) d->old_mb, (long long) d->new_mb),
+			 errdetail("%s.", d->reason)));
+	walsizer_record(WALSIZER_ACTION_ADVISE, d->old_mb, d->new_mb, m, reason);
+	return false;
+}
+
+/*
  * Carry out a decision: record it, and change the setting unless this is a
- * dry run or ALTER SYSTEM is unavailable.  Errors are recorded, never
- * thrown; the policy's cooldown limits retries to one per window.  True
- * when the server was told to run the new size.
+ * dry run, ALTER SYSTEM is unavailable, or an earlier failure's retry delay
+ * has not passed.  Errors are recorded, never thrown.  now_us is the
+ * monotonic time, window_s the window length.  True when the server was
+ * told to run the new size.
  */
 bool
 walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
-			 WalsizerSizeTracker *owner)
+			 WalsizerSizeTracker *owner, int64 now_us, double window_s)
 {
 	char		errbuf[WALSIZER_REASON_LEN];
 	char		reason[WALSIZER_REASON_LEN];
@@ -95,104 +224,64 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 		return false;
 	}
 
-	/* until the change below is applied, the old size is not walsizer's */
-	walsizer_owner_attempting(owner);
-
 	if (walsizer_dry_run)
 	{
-		WalsizerRecord *latest;
-		bool		repeated;
+		walsizer_owner_attempting(owner);
+		return act_dry_run(d, m);
+	}
+	if (failing.attempts > 0 && now_us < failing.retry_at_us)
+		return false;
 
-		/* while the advice stays the same, one row says it */
-		LWLockAcquire(walsizer_shared->lock, LW_SHARED);
-		latest = walsizer_history_latest(&walsizer_shared->persistent);
-		repeated = latest && latest->action == WALSIZER_ACTION_ADVISE &&
-			latest->new_mb == d->new_mb;
-		LWLockRelease(walsizer_shared->lock);
-		if (repeated)
-			return false;
-
-		snprintf(reason, sizeof(reason), "dry run (%s): %s",
-				 walsizer_action_name(d->action), d->reason);
-		ereport(LOG,
-				(errmsg("pg_walsizer would change max_wal_size from %lld MB to %lld MB (dry run)",
-						(long long) d->old_mb, (long long) d->new_mb),
-				 errdetail("%s.", d->reason)));
-		walsizer_record(WALSIZER_ACTION_ADVISE, d->old_mb, d->new_mb, m, reason);
+	result = walsizer_apply_prepare(errbuf, sizeof(errbuf));
+	if (result == WALSIZER_APPLY_BLOCKED)
+		return act_blocked(d, m);
+	if (result == WALSIZER_APPLY_DEFERRED)
+	{
+		/* the reload that follows will show up as a change to adopt */
+		act_postponed(d, errbuf);
 		return false;
 	}
+	postponed_logged[0] = '\0';
+
+	/* until the change below is applied, the old size is not walsizer's */
+	walsizer_owner_attempting(owner);
 
 	/* write the intent first, so a crash mid-change is not taken as the DBA's */
 	walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, d->new_mb);
 	if (!walsizer_state_save())
 	{
+		walsizer_apply_cancel();
 		walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, 0);
 		snprintf(reason, sizeof(reason),
 				 "could not save the state file before changing max_wal_size to %lld MB; not changed",
 				 (long long) d->new_mb);
-		ereport(WARNING,
-				(errmsg("pg_walsizer could not change max_wal_size from %lld MB to %lld MB",
-						(long long) d->old_mb, (long long) d->new_mb),
-				 errdetail("Its state file could not be saved first, so a crash during the change could not be told from the DBA's own change."),
-				 errhint("pg_walsizer keeps running and tries again after the cooldown. Check free space and permissions in the data directory.")));
-		walsizer_record(WALSIZER_ACTION_ERROR, d->old_mb, d->new_mb, m, reason);
+		act_failed(d, m, reason,
+				   "Its state file could not be saved first, so a crash during the change could not be told from the DBA's own change.",
+				   now_us, window_s);
 		return false;
 	}
 
-	result = walsizer_apply_max_wal_size(d->new_mb, errbuf, sizeof(errbuf));
-
-	if (result == WALSIZER_APPLY_OK)
+	result = walsizer_apply_write(d->new_mb, errbuf, sizeof(errbuf));
+	if (result != WALSIZER_APPLY_OK)
 	{
-		walsizer_owner_written(owner, d->new_mb);
-		blocked_reported = false;
-		walsizer_record_sizes(RECORD_KEEP, d->new_mb, 0);
-		walsizer_record_pending(d->new_mb);
-		act_log_change(d, m);
-		walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
-		return true;
+		walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, 0);
+		snprintf(reason, sizeof(reason), "ALTER SYSTEM failed: %s", errbuf);
+		act_failed(d, m, reason, reason, now_us, window_s);
+		return false;
 	}
 
-	walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, 0);
-	if (result == WALSIZER_APPLY_DEFERRED)
-	{
-		/* the reload that follows will show up as a change to adopt */
+	if (failing.attempts > 0)
 		ereport(LOG,
-				(errmsg("pg_walsizer postponed changing max_wal_size to %lld MB",
-						(long long) d->new_mb),
-				 errdetail("%s.", errbuf),
-				 errhint("Reload the configuration to apply that change; pg_walsizer will then adopt it.")));
-		walsizer_state_save();
-		return false;
-	}
-	if (result == WALSIZER_APPLY_BLOCKED)
-	{
-		if (blocked_reported)
-		{
-			walsizer_state_save();
-			return false;
-		}
-		blocked_reported = true;
-		snprintf(reason, sizeof(reason),
-				 "ALTER SYSTEM is disabled (allow_alter_system = off); recommends %lld MB: %s",
-				 (long long) d->new_mb, d->reason);
-		ereport(WARNING,
-				(errmsg("pg_walsizer cannot change max_wal_size from %lld MB to %lld MB: ALTER SYSTEM is disabled",
-						(long long) d->old_mb, (long long) d->new_mb),
-				 errdetail("%s.", d->reason),
-				 errhint("Set max_wal_size = '%lldMB' yourself, or set allow_alter_system = on. pg_walsizer keeps measuring and reports its recommendation in walsizer.status().",
-						 (long long) d->new_mb)));
-		walsizer_record(WALSIZER_ACTION_BLOCKED, d->old_mb, d->new_mb, m, reason);
-		return false;
-	}
-
-	snprintf(reason, sizeof(reason), "ALTER SYSTEM failed: %s", errbuf);
-	ereport(WARNING,
-			(errmsg("pg_walsizer could not change max_wal_size from %lld MB to %lld MB",
-					(long long) d->old_mb, (long long) d->new_mb),
-			 errdetail("ALTER SYSTEM failed: %s", errbuf),
-			 errhint("pg_walsizer keeps running and tries again after the cooldown. Check free space and permissions in the data directory.")));
-	walsizer_record(WALSIZER_ACTION_ERROR, d->old_mb, d->new_mb, m, reason);
-	return false;
+				(errmsg("pg_walsizer changed max_wal_size after %d failed attempts",
+						failing.attempts)));
+	failing.attempts = 0;
+	walsizer_owner_written(owner, d->new_mb);
+	blocked_reported = false;
+	walsizer_record_sizes(RECORD_KEEP, d->new_mb, 0);
+	walsizer_record_pending(d->new_mb);
+	act_log_change(d, m);
+	walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
+	return true;
 }
 
 /*

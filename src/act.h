@@ -13,7 +13,8 @@
 
 extern bool walsizer_act(const WalsizerDecision *d,
 						 const WalsizerMeasurements *m,
-						 WalsizerSizeTracker *owner);
+						 WalsizerSizeTracker *owner, int64 now_us,
+						 double window_s);
 extern void walsizer_act_note_alter_system(bool allowed);
 
 #endif							/* WALSIZER_ACT_H */

@@ -14,6 +14,17 @@
  * disabled) is caught here and returned as text, so that the worker records
  * it and keeps running instead of exiting and being restarted in a loop.
  *
+ * A change happens in two calls: walsizer_apply_prepare() takes
+ * auto_conf_lock and checks that no one else's max_wal_size awaits a
+ * reload in postgresql.auto.conf; walsizer_apply_write() writes under the
+ * same lock, releases it and signals the reload (or
+ * walsizer_apply_cancel() releases it).  Between the two the caller saves
+ * its intent.  See auto_conf_guard.c for why the lock spans both.
+ *
+ * The reload is the postmaster's SIGHUP, as pg_reload_conf() sends: like
+ * ALTER SYSTEM followed by pg_reload_conf(), it also applies any other
+ * configuration edit the DBA has made and not yet reloaded.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -27,10 +38,13 @@
 #include "nodes/pg_list.h"
 #include "postmaster/postmaster.h"
 #include "storage/fd.h"
+#include "storage/lwlock.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "apply_setting.h"
+#include "shared_state.h"
+#include "walsizer.h"
 
 /*
  * allow_alter_system exists from PostgreSQL 17 on.  Asking for it by name
@@ -98,12 +112,14 @@ build_statement(int64 new_mb)
 	return stmt;
 }
 
+/*
+ * Take auto_conf_lock and check that the change may be written now.  Only
+ * WALSIZER_APPLY_OK leaves the lock held, for walsizer_apply_write() or
+ * walsizer_apply_cancel().
+ */
 WalsizerApplyResult
-walsizer_apply_max_wal_size(int64 new_mb, char *errbuf, size_t errlen)
+walsizer_apply_prepare(char *errbuf, size_t errlen)
 {
-	MemoryContext caller_context = CurrentMemoryContext;
-	volatile bool written = false;
-	AlterSystemStmt *stmt;
 	int			file_mb;
 
 	errbuf[0] = '\0';
@@ -113,13 +129,45 @@ walsizer_apply_max_wal_size(int64 new_mb, char *errbuf, size_t errlen)
 		return WALSIZER_APPLY_BLOCKED;
 	}
 
+	LWLockAcquire(walsizer_shared->auto_conf_lock, LW_EXCLUSIVE);
 	file_mb = auto_conf_max_wal_size_mb();
 	if (file_mb >= 0 && file_mb != max_wal_size_mb)
 	{
+		LWLockRelease(walsizer_shared->auto_conf_lock);
 		snprintf(errbuf, errlen,
 				 "postgresql.auto.conf sets max_wal_size = %d MB, which the server has not loaded yet",
 				 file_mb);
 		return WALSIZER_APPLY_DEFERRED;
+	}
+	return WALSIZER_APPLY_OK;
+}
+
+/* Give up a prepared change: release the lock. */
+void
+walsizer_apply_cancel(void)
+{
+	LWLockRelease(walsizer_shared->auto_conf_lock);
+}
+
+/*
+ * Write max_wal_size = new_mb into postgresql.auto.conf, release the lock,
+ * and signal the reload.  Called after walsizer_apply_prepare() returned
+ * WALSIZER_APPLY_OK.
+ */
+WalsizerApplyResult
+walsizer_apply_write(int64 new_mb, char *errbuf, size_t errlen)
+{
+	MemoryContext caller_context = CurrentMemoryContext;
+	volatile bool written = false;
+	AlterSystemStmt *stmt;
+
+	errbuf[0] = '\0';
+	if (walsizer_debug_apply_delay_ms > 0)
+	{
+		ereport(LOG,
+				(errmsg("pg_walsizer pauses %d ms before writing postgresql.auto.conf (walsizer.debug_apply_delay)",
+						walsizer_debug_apply_delay_ms)));
+		pg_usleep((long) walsizer_debug_apply_delay_ms * 1000L);
 	}
 
 	stmt = build_statement(new_mb);
@@ -145,6 +193,10 @@ walsizer_apply_max_wal_size(int64 new_mb, char *errbuf, size_t errlen)
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(caller_context);
+
+	/* the abort of a failed write released every lock already */
+	if (LWLockHeldByMe(walsizer_shared->auto_conf_lock))
+		LWLockRelease(walsizer_shared->auto_conf_lock);
 
 	if (!written)
 		return WALSIZER_APPLY_FAILED;

@@ -17,8 +17,9 @@ typedef enum WalsizerApplyResult
 } WalsizerApplyResult;
 
 extern bool walsizer_alter_system_allowed(void);
-extern WalsizerApplyResult walsizer_apply_max_wal_size(int64 new_mb,
-													   char *errbuf,
-													   size_t errlen);
+extern WalsizerApplyResult walsizer_apply_prepare(char *errbuf, size_t errlen);
+extern void walsizer_apply_cancel(void);
+extern WalsizerApplyResult walsizer_apply_write(int64 new_mb, char *errbuf,
+												size_t errlen);
 
 #endif							/* WALSIZER_APPLY_SETTING_H */

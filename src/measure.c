@@ -303,8 +303,13 @@ counters_were_reset(const WalsizerSample *before, const WalsizerSample *after)
 
 /*
  * Did the redo pointer move far enough for WAL volume to have forced the
- * checkpoint?  The trigger is counted at the size in effect before the
- * move, since that is the size the checkpointer compared against.
+ * checkpoint?  PostgreSQL requests one when the insert position reaches
+ * walsizer_trigger_bytes() past the start of the redo pointer's segment
+ * (CheckPointSegments whole segments), so the new redo pointer is at least
+ * that far: a requested checkpoint that moved it less, even by a byte, was
+ * a CHECKPOINT command or a base backup.  The trigger is counted at the
+ * size in effect before the move, since that is the size the backends
+ * compared against.
  */
 static bool
 redo_move_was_far(uint64_t old_redo, uint64_t new_redo, int64_t max_wal_size_mb,
@@ -312,13 +317,12 @@ redo_move_was_far(uint64_t old_redo, uint64_t new_redo, int64_t max_wal_size_mb,
 {
 	uint64_t	segment_bytes = set->segment_bytes >= BYTES_PER_MB ?
 		(uint64_t) set->segment_bytes : (uint64_t) BYTES_PER_MB;
-	int64_t		checkpoint_segments =
-		walsizer_checkpoint_segments(max_wal_size_mb, set->segment_bytes,
-									 set->completion_target);
-	/* max(CheckPointSegments - 1, 1) segments */
-	uint64_t	far = (uint64_t) (checkpoint_segments > 2 ? checkpoint_segments - 1 : 1);
+	uint64_t	redo_segment_start = old_redo - old_redo % segment_bytes;
 
-	return new_redo / segment_bytes >= old_redo / segment_bytes + far;
+	return new_redo > redo_segment_start &&
+		new_redo - redo_segment_start >=
+		walsizer_trigger_bytes(max_wal_size_mb, (int64_t) segment_bytes,
+							   set->completion_target);
 }
 
 /*

@@ -25,6 +25,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "auto_conf_guard.h"
 #include "shared_state.h"
 #include "walsizer.h"
 
@@ -48,6 +49,7 @@ int			walsizer_sample_interval_ms = 1000;
 int			walsizer_shrink_after = 12;
 int			walsizer_cooldown = 1;
 double		walsizer_disk_fraction = 0.5;
+int			walsizer_debug_apply_delay_ms = 0;
 
 static void
 define_settings(void)
@@ -124,6 +126,19 @@ define_settings(void)
 							 &walsizer_disk_fraction, 0.5, 0.01, 1.0,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
+	/*
+	 * For the tests only, hidden from SHOW ALL and the sample file: widens
+	 * the moment between the worker's check of postgresql.auto.conf and its
+	 * write, so that a test can show a DBA's ALTER SYSTEM waits for it.
+	 */
+	DefineCustomIntVariable("walsizer.debug_apply_delay",
+							"Pause between checking and writing postgresql.auto.conf (tests only).",
+							NULL,
+							&walsizer_debug_apply_delay_ms, 0, 0, 60000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
 	MarkGUCPrefixReserved("walsizer");
 }
 
@@ -137,5 +152,6 @@ _PG_init(void)
 		return;
 
 	walsizer_shmem_install_hooks();
+	walsizer_install_auto_conf_guard();
 	walsizer_register_worker();
 }

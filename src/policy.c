@@ -211,9 +211,11 @@ sane_fraction(double value, double fallback)
 
 /*
  * PostgreSQL's CheckPointSegments: floor(max_wal_size in segments /
- * (1 + checkpoint_completion_target)), at least 1.  A checkpoint is
- * requested when the insert position enters segment
- * redo_segment + CheckPointSegments - 1 (XLogCheckpointNeeded()).
+ * (1 + checkpoint_completion_target)), at least 1.  XLogWrite() asks
+ * XLogCheckpointNeeded() each time it finishes a segment, and a checkpoint
+ * is requested once the finished one is segment
+ * redo_segment + CheckPointSegments - 1: when the insert position reaches
+ * the start of segment redo_segment + CheckPointSegments.
  */
 int64_t
 walsizer_checkpoint_segments(int64_t max_wal_size_mb, int64_t segment_bytes,
@@ -234,9 +236,12 @@ walsizer_checkpoint_segments(int64_t max_wal_size_mb, int64_t segment_bytes,
 }
 
 /*
- * The WAL distance after the redo pointer at which that happens, measured
- * from the start of the redo segment: (CheckPointSegments - 1) segments,
- * and one segment when the next segment boundary already triggers.
+ * The WAL distance at which that happens, measured from the start of the
+ * redo pointer's segment: CheckPointSegments whole segments (one, the end
+ * of the redo segment itself, when CheckPointSegments is 1).  After the
+ * redo pointer it is that less the redo pointer's offset in its segment,
+ * somewhere in the last of those segments; the WAL after the redo pointer
+ * never reaches it without forcing a checkpoint.
  */
 uint64_t
 walsizer_trigger_bytes(int64_t max_wal_size_mb, int64_t segment_bytes,
@@ -249,9 +254,24 @@ walsizer_trigger_bytes(int64_t max_wal_size_mb, int64_t segment_bytes,
 	checkpoint_segments = walsizer_checkpoint_segments(max_wal_size_mb,
 													   segment_bytes,
 													   completion_target);
-	if (checkpoint_segments < 2)
-		return (uint64_t) segment_bytes;
-	return (uint64_t) (checkpoint_segments - 1) * (uint64_t) segment_bytes;
+	return (uint64_t) checkpoint_segments * (uint64_t) segment_bytes;
+}
+
+/*
+ * The least WAL after the redo pointer that can force a checkpoint: the
+ * trigger less one segment, which is where a redo pointer at the end of
+ * its segment puts it (0 when CheckPointSegments is 1: the redo segment's
+ * end is then the trigger).  The measurements give the WAL after the redo
+ * pointer but not where in its segment the redo pointer is, so the policy
+ * plans against this, the worst case: looking ahead, a checkpoint the
+ * trigger forces is never seen too late.
+ */
+static uint64_t
+earliest_forcing_bytes(uint64_t trigger_bytes, int64_t seg_mb)
+{
+	uint64_t	seg_bytes = (uint64_t) seg_mb * (uint64_t) BYTES_PER_MB;
+
+	return trigger_bytes > seg_bytes ? trigger_bytes - seg_bytes : 0;
 }
 
 /*
@@ -259,11 +279,12 @@ walsizer_trigger_bytes(int64_t max_wal_size_mb, int64_t segment_bytes,
  * start of the redo pointer's segment.  At sizes of a few segments that
  * rounding eats more than the headroom, and a size the formula calls
  * enough forces a checkpoint most cycles.  Add segments until one cycle's
- * WAL fits with the redo pointer half way through its segment, where it
- * is on average; the headroom covers the rest.  (Asking for the worst case,
- * the end of the segment, would make any trickle of WAL need three
- * checkpoint segments and lift an idle server off a small floor.)  At
- * larger sizes the headroom already covers this and nothing is added.
+ * WAL fits half a segment below earliest_forcing_bytes(), the point
+ * checkpoint_is_imminent() watches: a size fitted here is not called too
+ * small by a cycle like the one it was fitted to.  A trickle of WAL then
+ * needs two checkpoint segments (with one, the first segment end can force
+ * a checkpoint).  At larger sizes the headroom already covers this and
+ * nothing is added.
  */
 static int64_t
 fit_whole_segments(int64_t size_mb, double cycle_bytes, const WalsizerSettings *s)
@@ -277,8 +298,10 @@ fit_whole_segments(int64_t size_mb, double cycle_bytes, const WalsizerSettings *
 	{
 		uint64_t	trigger = walsizer_trigger_bytes(size_mb, s->segment_bytes,
 													 s->completion_target);
+		uint64_t	earliest = earliest_forcing_bytes(trigger, seg);
 
-		if ((double) (trigger - seg_bytes / 2) >= cycle_bytes)
+		if (earliest >= seg_bytes / 2 &&
+			(double) (earliest - seg_bytes / 2) >= cycle_bytes)
 			break;
 		size_mb += seg;
 	}
@@ -580,12 +603,14 @@ project_next_checkpoint(DecideContext *c)
 /*
  * The cooldown counts window ends, not samples, up to COUNTER_LIMIT.  This
  * happens before any rule, so that a change at this window end restarts
- * the count from here.
+ * the count from here.  A window walsizer.check_now() cut short is not a
+ * window's worth of time: a dozen calls must not stand for a dozen windows.
  */
 static void
 count_window_end(DecideContext *c)
 {
-	if (c->m->window_end && c->d->state.windows_since_change < COUNTER_LIMIT)
+	if (c->m->window_end && !c->m->window_ended_early &&
+		c->d->state.windows_since_change < COUNTER_LIMIT)
 		c->d->state.windows_since_change++;
 }
 
@@ -656,26 +681,28 @@ step_skip_reset_window(DecideContext *c)
 
 /*
  * Is a WAL-forced checkpoint imminent?  The WAL after the redo pointer is
- * expected to reach the trigger within the lookahead (measure.c projects
+ * expected to reach the earliest point the trigger can force one
+ * (earliest_forcing_bytes()) within the lookahead (measure.c projects
  * records at their recent rate and full-page images as they fade).
  *
- * WAL already past the trigger forces a checkpoint only when a segment is
- * finished (XLogWrite() checks at segment ends), so then it is imminent
- * only if a segment's worth of WAL is expected within the lookahead.  An
- * idle server whose last checkpoint started before the end of a load stays
- * past a smaller size's trigger for as long as it is idle (PostgreSQL skips
- * timed checkpoints when nothing was written since the last one): that is
- * no reason to grow.
+ * WAL already past that point forces a checkpoint, if at all, when it
+ * finishes a segment (XLogWrite() checks at segment ends); one is sure to
+ * be finished, and the checkpoint imminent, only if a segment's worth of
+ * WAL is expected within the lookahead.  An idle server whose last
+ * checkpoint started before the end of a load stays past a smaller size's
+ * trigger for as long as it is idle (PostgreSQL skips timed checkpoints
+ * when nothing was written since the last one): that is no reason to grow.
  */
 static bool
 checkpoint_is_imminent(const DecideContext *c)
 {
 	const WalsizerMeasurements *m = c->m;
-	uint64_t	trigger = c->d->trigger_bytes;
+	uint64_t	earliest = earliest_forcing_bytes(c->d->trigger_bytes,
+												  c->seg_mb);
 
-	if (!m->recent_rate_valid || m->reach_bytes < trigger)
+	if (!m->recent_rate_valid || m->reach_bytes < earliest)
 		return false;
-	if (m->wal_since_redo_bytes < trigger)
+	if (m->wal_since_redo_bytes < earliest)
 		return true;
 	return m->reach_bytes - m->wal_since_redo_bytes >=
 		(uint64_t) c->seg_mb * (uint64_t) BYTES_PER_MB;
@@ -709,9 +736,11 @@ grow_find_evidence(const DecideContext *c, GrowPlan *g)
 				 m->window_s);
 	else if (g->imminent)
 		snprintf(g->evidence, sizeof(g->evidence),
-				 "projected %lld MB of WAL since the last checkpoint within %.0f s at the recent %lld MB/s; trigger is %lld MB",
+				 "projected %lld MB of WAL since the last checkpoint within %.0f s at the recent %lld MB/s; a checkpoint is forced at %lld to %lld MB",
 				 MB_OF(m->reach_bytes), m->reach_within_s,
-				 mb_for_reason(m->recent_rate), MB_OF(c->d->trigger_bytes));
+				 mb_for_reason(m->recent_rate),
+				 MB_OF(earliest_forcing_bytes(c->d->trigger_bytes, c->seg_mb)),
+				 MB_OF(c->d->trigger_bytes));
 	return g->reactive || g->imminent;
 }
 
@@ -938,6 +967,19 @@ step_grow(DecideContext *c)
 }
 
 /*
+ * The lowest size a settle or a shrink may reach: the floor, which was
+ * clamped to the cap, and yet never below the DBA's own value, even one
+ * above walsizer.max.
+ */
+static int64_t
+shrink_floor_mb(const DecideContext *c)
+{
+	if (c->s->min_mb <= 0 && c->s->baseline_mb > c->floor_mb)
+		return round_up_to_segment(c->s->baseline_mb, c->seg_mb);
+	return c->floor_mb;
+}
+
+/*
  * Settle a provisional size.  A growth was sized from WAL measured at the
  * old size or over a few seconds; once SETTLE_MIN_TIMED_CYCLES whole timed
  * checkpoint cycles have been measured at the new size, and none was
@@ -984,8 +1026,9 @@ step_settle_provisional(DecideContext *c)
 								  (1.0 + SETTLE_REACH_MARGIN));
 	if (target < reach_mb)
 		target = reach_mb;
-	if (target < c->floor_mb)
-		target = c->floor_mb;
+	/* like a shrink, never below the DBA's own value, even above the cap */
+	if (target < shrink_floor_mb(c))
+		target = shrink_floor_mb(c);
 	settled_limit_mb = target + target / SETTLE_MARGIN_DIVISOR;
 
 	if (c->current_mb > settled_limit_mb &&
@@ -1003,22 +1046,10 @@ step_settle_provisional(DecideContext *c)
 }
 
 /*
- * The lowest size a shrink may reach: the floor, which was clamped to the
- * cap, and yet never below the DBA's own value, even one above
- * walsizer.max.
- */
-static int64_t
-shrink_floor_mb(const DecideContext *c)
-{
-	if (c->s->min_mb <= 0 && c->s->baseline_mb > c->floor_mb)
-		return round_up_to_segment(c->s->baseline_mb, c->seg_mb);
-	return c->floor_mb;
-}
-
-/*
  * Count consecutive quiet windows: the load needed less than half the
  * current size (QUIET_SIZE_FACTOR) and there is room to shrink.  Any other
- * window starts the count again.
+ * window starts the count again.  A window cut short by
+ * walsizer.check_now() can start it again, but does not add to it.
  */
 static void
 count_quiet_window(DecideContext *c, int64_t shrink_floor)
@@ -1028,7 +1059,8 @@ count_quiet_window(DecideContext *c, int64_t shrink_floor)
 	if (c->needed_mb * QUIET_SIZE_FACTOR < c->current_mb &&
 		c->current_mb > shrink_floor)
 	{
-		if (state->windows_below_half < COUNTER_LIMIT)
+		if (state->windows_below_half < COUNTER_LIMIT &&
+			!c->m->window_ended_early)
 			state->windows_below_half++;
 	}
 	else
@@ -1086,7 +1118,11 @@ explain_no_change(DecideContext *c)
 {
 	const WalsizerDecision *d = c->d;
 
-	if (c->needed_mb == 0)
+	if (c->needed_mb == 0 && d->state.windows_below_half > 0)
+		set_reason(c->d,
+				   "no WAL load measured; %d of %d quiet windows before shrinking",
+				   d->state.windows_below_half, c->s->shrink_after);
+	else if (c->needed_mb == 0)
 		set_reason(c->d,
 				   "no WAL load measured yet; max_wal_size %lld MB is kept",
 				   (long long) c->current_mb);

@@ -74,6 +74,10 @@ typedef struct WalsizerSettings
 typedef struct WalsizerMeasurements
 {
 	bool		window_end;		/* false: a sample, only urgent checks */
+	bool		window_ended_early; /* walsizer.check_now() ended it before
+									 * its length: decide, but it counts
+									 * towards neither the cooldown nor the
+									 * quiet windows */
 	bool		counters_reset; /* statistics were reset in this window */
 	double		window_s;		/* length of the window that just ended */
 	int64_t		timed;			/* timed checkpoints in the window */

@@ -40,7 +40,8 @@ wss_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(MAXALIGN(sizeof(WalsizerShared)));
-	RequestNamedLWLockTranche(WALSIZER_TRANCHE, 1);
+	/* the state lock and the lock around changing postgresql.auto.conf */
+	RequestNamedLWLockTranche(WALSIZER_TRANCHE, 2);
 }
 
 /*
@@ -60,8 +61,11 @@ wss_shmem_startup(void)
 									  &found);
 	if (!found)
 	{
+		LWLockPadded *locks = GetNamedLWLockTranche(WALSIZER_TRANCHE);
+
 		memset(walsizer_shared, 0, sizeof(WalsizerShared));
-		walsizer_shared->lock = &(GetNamedLWLockTranche(WALSIZER_TRANCHE))->lock;
+		walsizer_shared->lock = &locks[0].lock;
+		walsizer_shared->auto_conf_lock = &locks[1].lock;
 		walsizer_policy_init_state(&walsizer_shared->persistent.policy);
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -157,8 +161,16 @@ walsizer_state_load(void)
 }
 
 /*
- * Write the persistent state.  Failures (a full disk, say) are WARNINGs: the
- * state stays in shared memory and the next save tries again.  Returns
+ * The last save failed.  A full or read-only data directory fails every
+ * save until it is fixed: the first failure is a WARNING, the rest DEBUG1,
+ * and the first save that works again says so.
+ */
+static bool save_failing = false;
+
+/*
+ * Write the persistent state.  Failures (a full disk, say) are reported
+ * once (save_failing): the state stays in shared memory and the next save
+ * tries again.  Returns
  * whether the file now holds the state.
  */
 bool
@@ -168,27 +180,30 @@ walsizer_state_save(void)
 	unsigned char *buf = palloc(max_len);
 	size_t		len;
 	FILE	   *file;
+	int			elevel = save_failing ? DEBUG1 : WARNING;
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	len = walsizer_state_encode(&walsizer_shared->persistent, buf, max_len);
 	LWLockRelease(walsizer_shared->lock);
 	if (len == 0)
 	{
-		ereport(WARNING,
+		ereport(elevel,
 				(errmsg("pg_walsizer could not encode its state"),
 				 errdetail("This is a bug in pg_walsizer; the state stays in shared memory.")));
 		pfree(buf);
+		save_failing = true;
 		return false;
 	}
 
 	file = AllocateFile(WALSIZER_STATE_TEMP_FILE, PG_BINARY_W);
 	if (file == NULL)
 	{
-		ereport(WARNING,
+		ereport(elevel,
 				(errcode_for_file_access(),
 				 errmsg("pg_walsizer could not create state file \"%s\": %m",
 						WALSIZER_STATE_TEMP_FILE)));
 		pfree(buf);
+		save_failing = true;
 		return false;
 	}
 	errno = 0;
@@ -197,33 +212,41 @@ walsizer_state_save(void)
 		/* fwrite() may not set errno; a short write means no space */
 		if (errno == 0)
 			errno = ENOSPC;
-		ereport(WARNING,
+		ereport(elevel,
 				(errcode_for_file_access(),
 				 errmsg("pg_walsizer could not write state file \"%s\": %m",
 						WALSIZER_STATE_TEMP_FILE)));
 		FreeFile(file);
 		unlink(WALSIZER_STATE_TEMP_FILE);
 		pfree(buf);
+		save_failing = true;
 		return false;
 	}
 	if (FreeFile(file) != 0)
 	{
-		ereport(WARNING,
+		ereport(elevel,
 				(errcode_for_file_access(),
 				 errmsg("pg_walsizer could not close state file \"%s\": %m",
 						WALSIZER_STATE_TEMP_FILE)));
 		unlink(WALSIZER_STATE_TEMP_FILE);
 		pfree(buf);
+		save_failing = true;
 		return false;
 	}
 	pfree(buf);
 
 	/* fsyncs the new file before, and the directory after, the rename */
 	if (durable_rename(WALSIZER_STATE_TEMP_FILE, WALSIZER_STATE_FILE,
-					   WARNING) != 0)
+					   elevel) != 0)
 	{
 		unlink(WALSIZER_STATE_TEMP_FILE);
+		save_failing = true;
 		return false;
 	}
+	if (save_failing)
+		ereport(LOG,
+				(errmsg("pg_walsizer saved its state file \"%s\" again",
+						WALSIZER_STATE_FILE)));
+	save_failing = false;
 	return true;
 }

@@ -66,6 +66,14 @@ typedef struct WalsizerStatus
 typedef struct WalsizerShared
 {
 	LWLock	   *lock;			/* protects everything below */
+
+	/*
+	 * Held by the worker from its check of postgresql.auto.conf to its
+	 * ALTER SYSTEM, and by every ALTER SYSTEM of max_wal_size
+	 * (auto_conf_guard.c), so that a DBA's change cannot slip in between
+	 * and be overwritten.  Never taken while holding lock.
+	 */
+	LWLock	   *auto_conf_lock;
 	pid_t		worker_pid;		/* 0 while no worker runs */
 	Latch	   *worker_latch;	/* set to wake the worker */
 	bool		check_requested;	/* walsizer.check_now() was called */

@@ -20,6 +20,13 @@
  *			window_s (IEEE 754 bits) u64, reason char[WALSIZER_REASON_LEN],
  *		checksum u64 over everything before it.
  *
+ * walsizer.decisions() shows a record's time as a timestamptz and its
+ * reason as text, so the reader also rejects a time PostgreSQL cannot show
+ * and a reason that is not valid text; walsizer_history_append() keeps
+ * every record it is given within those rules, so that a file this module
+ * wrote always reads back.  (A file that does not read back loses the whole
+ * state, the DBA's own max_wal_size with it.)
+ *
  *-------------------------------------------------------------------------
  */
 #include "state_format.h"
@@ -36,6 +43,19 @@
 
 /* Largest size a record may carry: max_wal_size's own limit, in MB. */
 #define SIZE_LIMIT_MB ((int64_t) 2147483647)
+
+/*
+ * PostgreSQL's TimestampTz range, in microseconds since 2000-01-01: from
+ * MIN_TIMESTAMP (4714-11-24 BC) up to, not including, END_TIMESTAMP
+ * (294277-01-01 AD) in datatype/timestamp.h, which this file cannot
+ * include.  Outside it, infinities included, timestamptz output fails with
+ * "timestamp out of range".
+ */
+#define MIN_TIMESTAMP_US INT64_C(-211813488000000000)
+#define END_TIMESTAMP_US INT64_C(9223371331200000000)
+
+/* What a byte other than printable ASCII becomes in a reason not UTF-8 */
+#define REPLACEMENT_CHAR '?'
 
 typedef struct Writer
 {
@@ -94,6 +114,131 @@ fnv1a64(const unsigned char *data, size_t len)
 	return hash;
 }
 
+/*
+ * The rule for a reason's text.  Our own reasons are ASCII and numbers; the
+ * only other text in them is a server error message (ALTER SYSTEM's), in
+ * the language of lc_messages and the encoding of the database the worker
+ * connects to.  This module knows neither that encoding nor the one of the
+ * database decisions() is called in, so the rule is printable ASCII, which
+ * every server encoding shares, and well-formed UTF-8 multibyte characters,
+ * the common server encoding, where a translated message stays legible.
+ * Control characters are no part of a one-line reason (and would reach a
+ * terminal as they are).
+ *
+ * The length of the character at text[0], of at most avail bytes, under
+ * that rule; 0 if it breaks it, and then *cut_short says whether it is a
+ * well-formed character cut short by the end of the text.  UTF-8 as the
+ * Unicode standard restricts it (its table 3-7): no overlong forms, no
+ * surrogates, nothing past U+10FFFF.
+ */
+static int
+text_char_length(const unsigned char *text, size_t avail, bool *cut_short)
+{
+	unsigned char lead = text[0];
+	unsigned char second_min = 0x80;
+	unsigned char second_max = 0xBF;
+	int			length;
+
+	*cut_short = false;
+	if (lead >= 0x20 && lead <= 0x7E)
+		return 1;
+	if (lead >= 0xC2 && lead <= 0xDF)
+		length = 2;
+	else if (lead >= 0xE0 && lead <= 0xEF)
+	{
+		length = 3;
+		if (lead == 0xE0)
+			second_min = 0xA0;	/* overlong below */
+		else if (lead == 0xED)
+			second_max = 0x9F;	/* surrogates above */
+	}
+	else if (lead >= 0xF0 && lead <= 0xF4)
+	{
+		length = 4;
+		if (lead == 0xF0)
+			second_min = 0x90;	/* overlong below */
+		else if (lead == 0xF4)
+			second_max = 0x8F;	/* past U+10FFFF above */
+	}
+	else
+		return 0;
+
+	for (int i = 1; i < length; i++)
+	{
+		unsigned char min = i == 1 ? second_min : 0x80;
+		unsigned char max = i == 1 ? second_max : 0xBF;
+
+		if ((size_t) i >= avail)
+		{
+			*cut_short = true;
+			return 0;
+		}
+		if (text[i] < min || text[i] > max)
+			return 0;
+	}
+	return length;
+}
+
+/* Is the NUL-terminated text a valid reason (text_char_length())? */
+static bool
+text_is_valid(const char *text)
+{
+	const unsigned char *pos = (const unsigned char *) text;
+	size_t		avail = strlen(text);
+	bool		cut_short;
+
+	while (avail > 0)
+	{
+		int			length = text_char_length(pos, avail, &cut_short);
+
+		if (length == 0)
+			return false;
+		pos += length;
+		avail -= (size_t) length;
+	}
+	return true;
+}
+
+/*
+ * Make a NUL-terminated reason valid, changing no more than it must:
+ * control characters become spaces, a character cut short by the end
+ * (a copy into the fixed-length reason can cut one in two) is dropped, and
+ * if the text is still no UTF-8 it is in another encoding, where a single
+ * byte cannot be told from part of a character, so every byte that is not
+ * printable ASCII becomes REPLACEMENT_CHAR.
+ */
+static void
+make_text_valid(char *text)
+{
+	unsigned char *pos = (unsigned char *) text;
+	size_t		avail;
+	bool		cut_short;
+
+	for (unsigned char *c = pos; *c != '\0'; c++)
+		if (*c < 0x20 || *c == 0x7F)
+			*c = ' ';
+
+	avail = strlen(text);
+	while (avail > 0)
+	{
+		int			length = text_char_length(pos, avail, &cut_short);
+
+		if (length == 0)
+		{
+			if (cut_short)
+				*pos = '\0';
+			break;
+		}
+		pos += length;
+		avail -= (size_t) length;
+	}
+
+	if (!text_is_valid(text))
+		for (unsigned char *c = (unsigned char *) text; *c != '\0'; c++)
+			if (*c > 0x7E)
+				*c = REPLACEMENT_CHAR;
+}
+
 static size_t
 encoded_size_for(uint32_t count)
 {
@@ -127,11 +272,22 @@ walsizer_history_latest(WalsizerPersistent *state)
 						   WALSIZER_HISTORY_LEN];
 }
 
+/*
+ * Append a record, kept within what the reader accepts: a time PostgreSQL
+ * can show (GetCurrentTimestamp() gives no other) and a valid reason.
+ */
 void
 walsizer_history_append(WalsizerPersistent *state, const WalsizerRecord *record)
 {
-	state->history[state->history_next] = *record;
-	state->history[state->history_next].reason[WALSIZER_REASON_LEN - 1] = '\0';
+	WalsizerRecord *rec = &state->history[state->history_next];
+
+	*rec = *record;
+	if (rec->at < MIN_TIMESTAMP_US)
+		rec->at = MIN_TIMESTAMP_US;
+	if (rec->at >= END_TIMESTAMP_US)
+		rec->at = END_TIMESTAMP_US - 1;
+	rec->reason[WALSIZER_REASON_LEN - 1] = '\0';
+	make_text_valid(rec->reason);
 	state->history_next = (state->history_next + 1) % WALSIZER_HISTORY_LEN;
 	if (state->history_count < WALSIZER_HISTORY_LEN)
 		state->history_count++;
@@ -285,8 +441,12 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 			return fail(errbuf, errlen, "a record holds a negative count");
 		if (!isfinite(rec->window_s) || rec->window_s < 0)
 			return fail(errbuf, errlen, "a record holds an invalid window");
+		if (rec->at < MIN_TIMESTAMP_US || rec->at >= END_TIMESTAMP_US)
+			return fail(errbuf, errlen, "a record's time is out of range");
 		if (memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL)
 			return fail(errbuf, errlen, "a record's reason is not terminated");
+		if (!text_is_valid(rec->reason))
+			return fail(errbuf, errlen, "a record's reason is not valid text");
 	}
 	state.history_count = (int32_t) count;
 	state.history_next = (int32_t) (count % WALSIZER_HISTORY_LEN);

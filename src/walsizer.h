@@ -21,6 +21,7 @@ extern int	walsizer_sample_interval_ms;
 extern int	walsizer_shrink_after;
 extern int	walsizer_cooldown;
 extern double walsizer_disk_fraction;
+extern int	walsizer_debug_apply_delay_ms;
 
 /* The background worker's entry point (worker.c). */
 extern PGDLLEXPORT void walsizer_worker_main(Datum main_arg);

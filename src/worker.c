@@ -48,6 +48,7 @@
 #include "apply_setting.h"
 #include "disk_space.h"
 #include "measure.h"
+#include "monotonic_clock.h"
 #include "policy.h"
 #include "record.h"
 #include "shared_state.h"
@@ -59,16 +60,26 @@
 /* How often free space on the WAL volume is measured. */
 #define DISK_REFRESH_MS 10000
 
+/*
+ * At a window end the policy's counters (the cooldown, the quiet windows)
+ * are saved when the state file was last saved this long ago or more, so
+ * that a crash loses little of a long quiet spell.  A clean stop saves
+ * them too.
+ */
+#define COUNTERS_SAVE_INTERVAL_S 10
+
 /* The worker's own memory; shared figures live in walsizer_shared. */
+/* Times named *_us are on the monotonic clock (monotonic_clock.h). */
 typedef struct WorkerState
 {
 	WalsizerMeasure measure;	/* samples turned into measurements */
 	WalsizerSizeTracker owner;	/* who set the size the server runs */
-	TimestampTz next_sample_at;
+	int64		next_sample_us;
 	bool		was_enabled;	/* walsizer.enable at the previous sample */
 
-	TimestampTz disk_measured_at;	/* 0: measure at the next sample */
+	int64		disk_measured_us;	/* 0: measure at the next sample */
 	int64		disk_cap_mb;	/* disk_fraction of the WAL volume, 0 unknown */
+	int64		counters_saved_us;	/* the policy's counters last saved */
 
 	int64		floor_warned_mb;	/* clamped floor last warned about */
 	int64		dba_above_cap_warned_mb;	/* DBA size last warned about */
@@ -120,11 +131,11 @@ wsw_policy_settings(WalsizerSettings *s)
 
 /* Read the WAL position, the redo pointer and the counters. */
 static void
-wsw_read_sample(TimestampTz now, WalsizerSample *sample)
+wsw_read_sample(int64 now_us, WalsizerSample *sample)
 {
 	WalsizerCounters counters;
 
-	sample->at_us = now;
+	sample->at_us = now_us;
 	sample->insert_lsn = GetXLogInsertRecPtr();
 	sample->redo_lsn = GetRedoRecPtr();
 	walsizer_read_counters(&counters);
@@ -140,27 +151,27 @@ wsw_read_sample(TimestampTz now, WalsizerSample *sample)
 }
 
 static void
-wsw_refresh_disk_cap(TimestampTz now)
+wsw_refresh_disk_cap(int64 now_us)
 {
-	if (ws.disk_measured_at == 0 ||
-		now - ws.disk_measured_at >= DISK_REFRESH_MS * 1000)
+	if (ws.disk_measured_us == 0 ||
+		now_us - ws.disk_measured_us >= DISK_REFRESH_MS * 1000)
 	{
 		ws.disk_cap_mb = walsizer_measure_disk_cap_mb(walsizer_disk_fraction);
-		ws.disk_measured_at = now;
+		ws.disk_measured_us = now_us;
 	}
 }
 
 /* Take a sample and add it to what measure.c has measured. */
 static void
-wsw_sample(TimestampTz now)
+wsw_sample(int64 now_us)
 {
 	WalsizerSample sample;
 	WalsizerMeasureSettings set;
 
-	wsw_read_sample(now, &sample);
+	wsw_read_sample(now_us, &sample);
 	wsw_measure_settings(&set);
 	walsizer_measure_add(&ws.measure, &sample, &set);
-	wsw_refresh_disk_cap(now);
+	wsw_refresh_disk_cap(now_us);
 
 	/* what happened while walsizer was off (a bulk load, say) is no evidence */
 	if (walsizer_enable && !ws.was_enabled)
@@ -223,7 +234,7 @@ wsw_policy_state(void)
  * the policy wants kept advance its state (walsizer_decision_keeps_state).
  */
 static void
-wsw_decide_and_act(const WalsizerMeasurements *m)
+wsw_decide_and_act(const WalsizerMeasurements *m, int64 now_us)
 {
 	WalsizerSettings settings;
 	WalsizerPolicyState state = wsw_policy_state();
@@ -240,7 +251,7 @@ wsw_decide_and_act(const WalsizerMeasurements *m)
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
 	walsizer_shared->persistent.policy = decision.state;
 	LWLockRelease(walsizer_shared->lock);
-	if (walsizer_act(&decision, m, &ws.owner))
+	if (walsizer_act(&decision, m, &ws.owner, now_us, window_length_s()))
 	{
 		/*
 		 * WAL measured at the old size (with its extra checkpoints and
@@ -289,22 +300,25 @@ static void
 wsw_iteration(void)
 {
 	TimestampTz now = GetCurrentTimestamp();
+	int64		now_us = walsizer_monotonic_us();
 	WalsizerMeasureSettings set;
 	WalsizerMeasurements m;
 	WalsizerMeasurements ended;
 	WalsizerDecision plan;
 	WalsizerIterationReport report;
+	bool		window_due;
 	bool		window_end;
 	bool		alter_system_allowed = walsizer_alter_system_allowed();
 
 	memset(&report, 0, sizeof(report));
-	wsw_sample(now);
-	window_end = wsw_take_check_request() ||
-		walsizer_measure_window_due(&ws.measure);
+	wsw_sample(now_us);
+	window_due = walsizer_measure_window_due(&ws.measure);
+	window_end = wsw_take_check_request() || window_due;
 	walsizer_track_server_size(&ws.owner, window_end);
 
 	wsw_measurements(window_end, &m);
-	wsw_decide_and_act(&m);
+	m.window_ended_early = window_end && !window_due;
+	wsw_decide_and_act(&m, now_us);
 
 	if (window_end)
 	{
@@ -318,6 +332,12 @@ wsw_iteration(void)
 		wsw_measure_settings(&set);
 		walsizer_measure_end_window(&ws.measure, &ended, &set);
 		wsw_measurements(false, &m);
+
+		if (now_us - ws.counters_saved_us >= COUNTERS_SAVE_INTERVAL_S * 1000000LL)
+		{
+			walsizer_state_save();
+			ws.counters_saved_us = now_us;
+		}
 	}
 
 	wsw_plan(&m, window_end, &plan);
@@ -325,13 +345,14 @@ wsw_iteration(void)
 	report.now = now;
 	report.current = &m;
 	report.plan = &plan;
-	report.next_window_at = ws.measure.next_window_at_us;
+	/* the window's end, on the monotonic clock, as a time people read */
+	report.next_window_at = now + (ws.measure.next_window_at_us - now_us);
 	report.window_s = window_length_s();
 	report.disk_cap_mb = ws.disk_cap_mb;
 	report.blocked = !alter_system_allowed;
 	walsizer_publish(&report);
 
-	ws.next_sample_at = now + (int64) walsizer_sample_interval_ms * 1000;
+	ws.next_sample_us = now_us + (int64) walsizer_sample_interval_ms * 1000;
 }
 
 static void
@@ -343,7 +364,10 @@ wsw_detach(int code, Datum arg)
 	walsizer_shared->worker_pid = 0;
 	walsizer_shared->worker_latch = NULL;
 	LWLockRelease(walsizer_shared->lock);
-	/* a clean stop keeps the policy's counters; a crash loses a window */
+	/*
+	 * A clean stop (SIGTERM, see walsizer_worker_main) keeps the policy's
+	 * counters; a crash loses what changed since the last save.
+	 */
 	if (code == 0)
 		walsizer_state_save();
 }
@@ -352,6 +376,7 @@ static void
 wsw_initialize(void)
 {
 	TimestampTz now = GetCurrentTimestamp();
+	int64		now_us = walsizer_monotonic_us();
 	WalsizerSample first;
 	WalsizerMeasureSettings set;
 	bool		load;
@@ -373,11 +398,12 @@ wsw_initialize(void)
 	walsizer_reconcile_at_start(&ws.owner);
 
 	ws.was_enabled = walsizer_enable;
-	wsw_read_sample(now, &first);
+	wsw_read_sample(now_us, &first);
 	wsw_measure_settings(&set);
 	walsizer_measure_start(&ws.measure, &first, &set);
-	wsw_refresh_disk_cap(now);
-	ws.next_sample_at = now;
+	wsw_refresh_disk_cap(now_us);
+	ws.next_sample_us = now_us;
+	ws.counters_saved_us = now_us;
 
 	ereport(LOG,
 			(errmsg("pg_walsizer started: max_wal_size %d MB, window %.0f s, sample every %d ms%s%s",
@@ -395,7 +421,7 @@ wsw_reload_config(void)
 	ConfigReloadPending = false;
 	ProcessConfigFile(PGC_SIGHUP);
 	/* walsizer.disk_fraction may have changed: measure again now */
-	ws.disk_measured_at = 0;
+	ws.disk_measured_us = 0;
 	/* a new window length applies from the current window's start */
 	wsw_measure_settings(&set);
 	walsizer_measure_window_length_changed(&ws.measure, &set);
@@ -407,7 +433,13 @@ walsizer_worker_main(Datum main_arg)
 	MemoryContext iteration_context;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
+
+	/*
+	 * Not die(): it exits with code 1, as after an error, and the policy's
+	 * counters would not be saved.  A shutdown request ends the loop below
+	 * at the next wake-up, and the worker exits cleanly.
+	 */
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 
 	/* no database: only the shared catalogs ALTER SYSTEM's checks read */
@@ -420,14 +452,14 @@ walsizer_worker_main(Datum main_arg)
 
 	for (;;)
 	{
-		TimestampTz now = GetCurrentTimestamp();
-		TimestampTz wake_at = Min(ws.next_sample_at,
+		int64		now_us = walsizer_monotonic_us();
+		int64		wake_us = Min(ws.next_sample_us,
 								  ws.measure.next_window_at_us);
 		long		timeout_ms = 0;
 		MemoryContext caller_context;
 
-		if (wake_at > now)
-			timeout_ms = (long) ((wake_at - now + 999) / 1000);
+		if (wake_us > now_us)
+			timeout_ms = (long) ((wake_us - now_us + 999) / 1000);
 		if (timeout_ms > 0)
 			(void) WaitLatch(MyLatch,
 							 WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -435,6 +467,8 @@ walsizer_worker_main(Datum main_arg)
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 
+		if (ShutdownRequestPending)
+			break;
 		if (ConfigReloadPending)
 			wsw_reload_config();
 
@@ -443,6 +477,9 @@ walsizer_worker_main(Datum main_arg)
 		MemoryContextSwitchTo(caller_context);
 		MemoryContextReset(iteration_context);
 	}
+
+	/* wsw_detach() saves the state on the way out */
+	proc_exit(0);
 }
 
 /* Called from _PG_init() while shared_preload_libraries are processed. */

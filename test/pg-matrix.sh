@@ -5,7 +5,8 @@
 #   test/pg-matrix.sh [MAJOR...]        MAJOR: 15, 17, 18, 19 (default: all)
 #
 # 15 runs on the host from Debian 12's own packages (installed first when
-# missing), including fuzz-smoke and bench-smoke. 17, 18 and 19 need a newer libc and run in
+# missing), including fuzz-smoke, the mutation check and bench-smoke (none
+# of them depends on the major). 17, 18 and 19 need a newer libc and run in
 # chroots from test/chroot.sh, prepared in the background while 15's suites
 # run. test/run-suites.sh does the work for each major; a failing major does
 # not stop the next one. Ends with a per-major table and, as the last line,
@@ -126,7 +127,7 @@ for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         row_prep[$m]="host"
         t0=$SECONDS
-        bash "$here/run-suites.sh" --fuzz --bench-smoke --pg-config /usr/lib/postgresql/15/bin/pg_config 2>&1 |
+        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pg-config /usr/lib/postgresql/15/bin/pg_config 2>&1 |
             tee "$log" || rc=$?
         row_test[$m]=$((SECONDS - t0))
     else

@@ -5,16 +5,20 @@
 # programs link no server code.  Everything is built under test/build/.
 #
 #   make unit         unit tests, built with AddressSanitizer and UBSan
-#   make sim          replays test/sim/traces/*.trace, compares with expected/
+#   make sim          replays test/sim/traces/*.trace: checks each one's
+#                     properties, then compares it with expected/
 #   make sim-update   rewrites test/sim/expected/ from the simulator
 #   make fuzz-smoke   each libFuzzer harness for a fixed number of runs
 #   make fuzz-long    each libFuzzer harness for FUZZ_SECONDS (default 600)
 #   make fuzz-corpus  rewrites the seed corpora in test/fuzz/corpus/
+#   make mutation     mutants of the pure modules against unit, sim and
+#                     fuzz-smoke (test/mutation.sh, test/mutations.txt)
 #
 # unit, sim and the fuzz runs speak TAP and prove runs them: one test per
-# unit test, trace or fuzzer; prove's summary says what failed.  A program
-# that dies (a sanitizer report exits with 70) fails in prove as a non-zero
-# exit and a missing plan.  PROVE_FLAGS=-v shows every TAP line.
+# unit test or fuzzer, two per trace (its properties, its expected output);
+# prove's summary says what failed.  A program that dies (a sanitizer report
+# exits with 70) fails in prove as a non-zero exit and a missing plan.
+# PROVE_FLAGS=-v shows every TAP line.
 
 PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/measure.c $(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c
 PURE_HEADERS = $(wildcard $(srcdir)/src/*.h)
@@ -105,3 +109,12 @@ $(PURE_BUILD)/fuzz/make_corpus: $(srcdir)/test/fuzz/make_corpus.c $(PURE_SOURCES
 fuzz-corpus: $(PURE_BUILD)/fuzz/make_corpus
 	@mkdir -p $(srcdir)/test/fuzz/corpus/fuzz_policy $(srcdir)/test/fuzz/corpus/fuzz_state
 	$(PURE_ENV) $< $(srcdir)/test/fuzz/corpus/fuzz_policy $(srcdir)/test/fuzz/corpus/fuzz_state
+
+# --- mutation -------------------------------------------------------------
+
+# Each mutation of test/mutations.txt in a copy of the tree, against unit,
+# sim and fuzz-smoke; fails below MUTATION_MIN_SCORE (see test/mutation.sh).
+.PHONY: mutation
+mutation:
+	@CC='$(CC)' FUZZ_CC='$(FUZZ_CC)' PROVE='$(or $(PROVE),prove)' \
+		$(srcdir)/test/mutation.sh

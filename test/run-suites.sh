@@ -2,7 +2,7 @@
 # test/run-suites.sh - build, install and test pg_walsizer against one
 # installed PostgreSQL major.
 #
-#   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--bench-smoke]
+#   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -18,6 +18,9 @@
 #   unit, sim, and with --fuzz fuzz-smoke: one result per TAP test (unit
 #            test, trace, fuzzer), from the summary of prove, which make
 #            unit / sim / fuzz-smoke run
+#   mutation with --mutation: make mutation (test/mutation.sh); one
+#            result: passed when the score reaches MUTATION_MIN_SCORE
+#            (90 %) and every mutation of the list applied and built
 #   bench-smoke  with --bench-smoke: every benchmark scenario for a few
 #            seconds (bench/run-bench.sh, as root, on the library just
 #            installed); one result: the scripts ran and left every
@@ -35,12 +38,13 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 bench_smoke=0
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
         --user) (($# >= 2)) || usage; user=$2; shift 2 ;;
         --fuzz) fuzz=1; shift ;;
+        --mutation) mutation=1; shift ;;
         --bench-smoke) bench_smoke=1; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
@@ -89,16 +93,18 @@ chown -R "$user:" "$scratch"
 cd "$work"
 
 # A small filesystem of our own for the tests that fill a disk (pg_wal or the
-# data directory on it). Tests run unprivileged and cannot mount; they skip,
-# saying why, when WALSIZER_TEST_TMPFS is not set.
+# data directory on it). Tests run unprivileged and cannot mount; without
+# WALSIZER_TEST_TMPFS they skip, unless WALSIZER_REQUIRE_TMPFS=1. We run as
+# root, so we can always mount one and require it: if the mount fails, those
+# tests fail rather than skip, and that counts against the tap suite.
 tmpfs=$scratch/tmpfs
-tmpfs_env=()
+tmpfs_env=(WALSIZER_REQUIRE_TMPFS=1)
 mkdir -p "$tmpfs"
 if mount -t tmpfs -o size=600m,mode=0700 walsizer-test "$tmpfs" 2>"$logs/mount"; then
     chown "$user:" "$tmpfs"
-    tmpfs_env=(WALSIZER_TEST_TMPFS="$tmpfs")
+    tmpfs_env+=(WALSIZER_TEST_TMPFS="$tmpfs")
 else
-    say "no tmpfs for the disk tests: $(cat "$logs/mount")"
+    say "error: cannot mount a tmpfs for the disk tests, which will fail: $(cat "$logs/mount")"
 fi
 
 # Commands run with a predictable environment: the major's binaries first
@@ -200,7 +206,7 @@ run_tap() {
     fi
     for f in "${files[@]}"; do
         # each test starts with an empty disk-test filesystem
-        if ((${#tmpfs_env[@]})); then find "$tmpfs" -mindepth 1 -delete 2>/dev/null || true; fi
+        if mountpoint -q "$tmpfs"; then find "$tmpfs" -mindepth 1 -delete 2>/dev/null || true; fi
         # REGRESS= leaves only prove in the installcheck target.
         if step "$logs/tap" "${as_user[@]}" make "${make_vars[@]}" installcheck REGRESS= PROVE_TESTS="$f"; then
             # a file that skipped all its tests proved nothing: not a pass
@@ -250,6 +256,20 @@ fi
 banner unit; run_pure unit
 banner sim; run_pure sim
 if ((fuzz)); then banner fuzz-smoke; run_pure fuzz-smoke; fi
+
+# make mutation prints the score and the survivors and fails below the
+# minimum score, or when the list no longer applies to the code.
+run_mutation() {
+    local rc=0 score
+    step "$logs/mutation" "${as_user[@]}" make "${make_vars[@]}" mutation || rc=$?
+    score=$(sed -n 's/^mutation score: //p' "$logs/mutation")
+    if ((rc == 0)); then
+        record mutation 1 0 "$score"
+    else
+        record mutation 0 1 "${score:-no score}; make mutation exited with status $rc"
+    fi
+}
+if ((mutation)); then banner mutation; run_mutation; fi
 
 # The benchmark's own check (report.py --check) decides; it runs as root
 # because run-bench.sh installs what it lacks and hands clusters to postgres.

@@ -4,35 +4,54 @@
  *		libFuzzer harness: the sizing policy's promises under any input.
  *
  * The input is a set of settings, an initial policy state and up to
- * MAX_STEPS measurements (samples and window ends).  The harness calls
- * walsizer_decide() for each, carrying the state and applying size changes
- * as the worker does, and aborts on the first broken promise:
+ * MAX_STEPS measurements (samples and window ends, some cut short by
+ * walsizer.check_now()).  Every field of WalsizerMeasurements comes from the
+ * input.  The harness calls walsizer_decide() for each, carrying the state
+ * and applying size changes as the worker does (the DBA may set
+ * max_wal_size between steps, which the worker adopts as the baseline), and
+ * aborts on the first broken promise:
  *
  *	- the reason is a terminated string;
- *	- 2 segments <= floor <= cap <= SIZE_LIMIT_MB, 0 <= needed <= limit;
+ *	- the cap is walsizer.max, or the disk's share when that is lower, and
+ *	  the floor walsizer.min, or the DBA's value when that is not set: in
+ *	  whole segments (the cap rounded down, the floor up), at least two,
+ *	  and the floor never above the cap; 0 <= needed <= SIZE_LIMIT_MB;
  *	- a changed size is a whole number of segments within [0, limit];
  *	- GROW moves up to a size in [floor, cap]; CAPPED moves up to the cap or
  *	  stays; PROTECT moves down to the cap, and only when the disk's share
  *	  is below the old size;
- *	- SHRINK moves down, never below the floor, and either to walsizer.max
- *	  lowered below a size walsizer had set (the cap, or the DBA's own size
- *	  rounded up to a segment when that is above the cap), or after the
- *	  cooldown, either for a quiet load by at most half and never below
- *	  what the load needs, or to settle a provisional size at a window end
- *	  once whole timed cycles were measured at it, none forced, and the
- *	  peak covers a cycle.  Only when the server runs above the cap (the
- *	  DBA's own size is above walsizer.max) may such a shrink end above the
- *	  cap;
+ *	- the DBA's value is kept: a SHRINK never goes below the DBA's own
+ *	  max_wal_size (the baseline, rounded up to a segment), even one above
+ *	  walsizer.max, unless walsizer.min is set, and then never below the
+ *	  floor.  Only PROTECT, for the disk, may go lower;
+ *	- SHRINK moves down, never below the floor, and then either
+ *	  . walsizer.max was lowered below a size above the DBA's own: exactly
+ *		to the cap, or to the DBA's size when that is above the cap;
+ *	  . or, after the cooldown and at a window end, for a quiet load: after
+ *		walsizer.shrink_after quiet windows (the load needing under half the
+ *		size; a window check_now() cut short does not count), by at most
+ *		half and never below what the load needs;
+ *	  . or, after the cooldown and at a window end, to settle a provisional
+ *		size once two whole timed cycles were measured at it, none forced,
+ *		and the peak covers a cycle: to at least what those cycles need,
+ *		from more than 20 % above it.
+ *	  Only a server running the DBA's own size above walsizer.max may
+ *	  shrink to a size above the cap;
  *	- GROW and CAPPED need evidence: a window end with at least
  *	  max(threshold, 1) WAL-forced checkpoints making at least ratio of all
  *	  its checkpoints (counters not reset), or, with a valid recent rate, the
- *	  WAL after the redo pointer expected to reach the trigger within the
- *	  lookahead (imminent).  A growth for an imminent checkpoint at least
- *	  doubles the size until whole timed cycles were measured, and then
- *	  reaches at least what they need.  A growth that changes the size is
- *	  provisional.
+ *	  WAL after the redo pointer expected to reach, within the lookahead,
+ *	  the earliest point the trigger can force a checkpoint (imminent).  A
+ *	  growth for an imminent checkpoint at least doubles the size until
+ *	  whole timed cycles were measured, and then reaches at least what they
+ *	  need.  A growth that changes the size is provisional.
  *	  During the cooldown a size grows only for an imminent checkpoint at
  *	  walsizer's own size or with checkpoints forced since the last change;
+ *	- the end of a window whose statistics were reset decides nothing but
+ *	  PROTECT and a lowered walsizer.max, and leaves the quiet-window count
+ *	  alone when it decides nothing;
+ *	- a window check_now() cut short adds to neither the cooldown count nor
+ *	  the quiet-window count;
  *	- the cooldown state stays >= -1 and the shrink count >= 0.
  *
  * Sanitizers (address, undefined) catch what the checks cannot.
@@ -47,6 +66,17 @@
 #include "fuzz_input.h"
 
 #define MAX_STEPS 64
+
+/*
+ * Documented numbers the promises use (README, "Settle"): whole timed
+ * cycles measured at a grown size before it settles, and the margin (one
+ * fifth, 20 %) above what they need that a settle comes down from.
+ */
+#define SETTLE_TIMED_CYCLES 2
+#define SETTLE_MARGIN_DIVISOR 5
+
+/* checkpoint_timeout as the policy reads it: PostgreSQL's default if bogus */
+#define DEFAULT_CHECKPOINT_TIMEOUT_S 300.0
 
 static void
 violated(const char *promise, const WalsizerSettings *s,
@@ -118,9 +148,120 @@ round_down(int64_t mb, int64_t seg)
 }
 
 /*
- * Is the next checkpoint imminent, judged from the inputs alone?  WAL
- * already past the trigger forces one only at the end of a segment, so
- * then a segment's worth must be expected within the lookahead.
+ * The cap: walsizer.max, or the disk's share when that is known and lower,
+ * rounded down to a segment and at least max_wal_size's minimum of two.
+ */
+static int64_t
+expected_cap(const WalsizerSettings *s, int64_t seg)
+{
+	int64_t		cap = s->max_mb;
+
+	if (s->disk_cap_mb > 0 && s->disk_cap_mb < cap)
+		cap = s->disk_cap_mb;
+	cap = round_down(cap, seg);
+	return cap < 2 * seg ? 2 * seg : cap;
+}
+
+/*
+ * The floor: walsizer.min, or when that is not set the DBA's value,
+ * rounded up to a segment, at least two, and never above the cap.
+ */
+static int64_t
+expected_floor(const WalsizerSettings *s, int64_t cap_mb, int64_t seg)
+{
+	int64_t		floor_mb = round_up(s->min_mb > 0 ? s->min_mb : s->baseline_mb,
+									seg);
+
+	if (floor_mb < 2 * seg)
+		floor_mb = 2 * seg;
+	return floor_mb > cap_mb ? cap_mb : floor_mb;
+}
+
+/*
+ * The lowest size a SHRINK may reach: the floor, and when walsizer.min is
+ * not set, never below the DBA's own value (rounded up to a segment), even
+ * one above the cap.
+ */
+static int64_t
+shrink_floor(const WalsizerSettings *s, const WalsizerDecision *d, int64_t seg)
+{
+	int64_t		dba_mb = round_up(s->baseline_mb, seg);
+
+	if (s->min_mb <= 0 && dba_mb > d->floor_mb)
+		return dba_mb;
+	return d->floor_mb;
+}
+
+/*
+ * walsizer.max was lowered below a size above the DBA's own: the size a
+ * SHRINK then comes down to (the cap, or the DBA's value when that is above
+ * the cap), or -1 when that rule does not apply.
+ */
+static int64_t
+lowered_max_target(const WalsizerSettings *s, const WalsizerDecision *d,
+				   int64_t seg)
+{
+	int64_t		target;
+
+	if (d->old_mb <= d->cap_mb || d->old_mb <= s->baseline_mb)
+		return -1;
+	target = s->baseline_mb > d->cap_mb ? round_up(s->baseline_mb, seg) :
+		d->cap_mb;
+	return target < d->old_mb ? target : -1;
+}
+
+/*
+ * May this SHRINK be a slow shrink for a quiet load?  The window just
+ * ended is quiet (the load needs under half the size) and completes
+ * walsizer.shrink_after quiet windows (one check_now() cut short does not
+ * add to them); the size at most halves and stays above the need.
+ */
+static bool
+quiet_shrink_allowed(const WalsizerSettings *s, const WalsizerMeasurements *m,
+					 const WalsizerPolicyState *before,
+					 const WalsizerDecision *d, int64_t seg)
+{
+	int64_t		quiet_windows = (int64_t) before->windows_below_half +
+		(m->window_ended_early ? 0 : 1);
+
+	return s->shrink_after > 0 && quiet_windows >= s->shrink_after &&
+		d->needed_mb * 2 < d->old_mb &&
+		d->new_mb >= round_up((d->old_mb + 1) / 2, seg) &&
+		d->new_mb >= d->needed_mb;
+}
+
+/*
+ * May this SHRINK settle a provisional size?  Whole timed cycles measured
+ * at the size, none forced there, and a peak over whole cycles; it lands
+ * at or above what those cycles need, from more than the margin above.
+ */
+static bool
+settle_allowed(const WalsizerSettings *s, const WalsizerMeasurements *m,
+			   const WalsizerPolicyState *before, const WalsizerDecision *d)
+{
+	double		timeout_s = s->checkpoint_timeout_s;
+	double		cycle_rate;
+	int64_t		cycles_need_mb;
+
+	if (!before->provisional || m->timed_cycles_at_size < SETTLE_TIMED_CYCLES ||
+		m->timed_cycle_peak_bytes_at_size == 0 || m->wal_forced_at_size > 0 ||
+		!m->peak_covers_cycle)
+		return false;
+	if (!isfinite(timeout_s) || timeout_s < 0)
+		timeout_s = DEFAULT_CHECKPOINT_TIMEOUT_S;
+	cycle_rate = (double) m->timed_cycle_peak_bytes_at_size / timeout_s;
+	cycles_need_mb = walsizer_needed_mb(cycle_rate, s);
+	return cycles_need_mb > 0 && d->new_mb >= cycles_need_mb &&
+		d->old_mb > d->new_mb + d->new_mb / SETTLE_MARGIN_DIVISOR;
+}
+
+/*
+ * Is the next checkpoint imminent, judged from the inputs alone?  The WAL
+ * after the redo pointer is expected to reach, within the lookahead, the
+ * earliest point the trigger can force one: the trigger less a segment
+ * (the redo pointer may be at the end of its segment).  WAL already past
+ * that point forces one only at the end of a segment, so then a segment's
+ * worth must be expected within the lookahead.
  */
 static bool
 imminent_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
@@ -129,10 +270,11 @@ imminent_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	uint64_t	trigger = walsizer_trigger_bytes(current_mb, s->segment_bytes,
 												 s->completion_target);
 	uint64_t	segment = (uint64_t) segment_mb_of(s) * BYTES_PER_MB;
+	uint64_t	earliest = trigger > segment ? trigger - segment : 0;
 
-	if (!m->recent_rate_valid || m->reach_bytes < trigger)
+	if (!m->recent_rate_valid || m->reach_bytes < earliest)
 		return false;
-	return m->wal_since_redo_bytes < trigger ||
+	return m->wal_since_redo_bytes < earliest ||
 		m->reach_bytes - m->wal_since_redo_bytes >= segment;
 }
 
@@ -153,7 +295,8 @@ growth_evidence(const WalsizerSettings *s, const WalsizerMeasurements *m,
 
 /*
  * Is this decision within the cooldown of the last change?  The policy
- * counts the window end first, up to the limit a fresh state starts at.
+ * counts the window end first, up to the limit a fresh state starts at;
+ * a window check_now() cut short does not count.
  */
 static bool
 in_cooldown(const WalsizerSettings *s, const WalsizerMeasurements *m,
@@ -164,7 +307,8 @@ in_cooldown(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	int64_t		cooldown = s->cooldown < 1 ? 1 : s->cooldown;
 
 	walsizer_policy_init_state(&fresh);
-	if (m->window_end && since < fresh.windows_since_change)
+	if (m->window_end && !m->window_ended_early &&
+		since < fresh.windows_since_change)
 		since++;
 	return since < cooldown;
 }
@@ -175,12 +319,15 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 {
 	int64_t		seg = segment_mb_of(s);
 	bool		changed = d->new_mb != d->old_mb;
+	int64_t		lowered = lowered_max_target(s, d, seg);
 
 	PROMISE(memchr(d->reason, '\0', sizeof(d->reason)) != NULL);
 	PROMISE(d->old_mb >= 0 && d->old_mb <= SIZE_LIMIT_MB);
 	PROMISE(d->cap_mb <= SIZE_LIMIT_MB && d->cap_mb % seg == 0);
 	PROMISE(d->floor_mb >= 2 * seg && d->floor_mb <= d->cap_mb);
 	PROMISE(d->floor_mb % seg == 0);
+	PROMISE(d->cap_mb == expected_cap(s, seg));
+	PROMISE(d->floor_mb == expected_floor(s, d->cap_mb, seg));
 	PROMISE(d->needed_mb >= 0 && d->needed_mb <= SIZE_LIMIT_MB);
 	PROMISE(d->state.windows_since_change >= -1);
 	PROMISE(d->state.windows_below_half >= 0);
@@ -191,6 +338,24 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		PROMISE(walsizer_changes_size(d->action));
 		PROMISE(d->new_mb >= 0 && d->new_mb <= SIZE_LIMIT_MB);
 		PROMISE(d->new_mb % seg == 0);
+	}
+
+	/* a window whose statistics were reset measured nothing to act on */
+	if (m->window_end && m->counters_reset)
+	{
+		PROMISE(d->action == WALSIZER_ACTION_NONE ||
+				d->action == WALSIZER_ACTION_PROTECT ||
+				(d->action == WALSIZER_ACTION_SHRINK && lowered >= 0));
+		PROMISE(d->action != WALSIZER_ACTION_NONE ||
+				d->state.windows_below_half == before->windows_below_half);
+	}
+
+	/* a window check_now() cut short is not a window's worth of time */
+	if (m->window_ended_early)
+	{
+		PROMISE(d->state.windows_below_half <= before->windows_below_half);
+		PROMISE(d->state.windows_since_change <= before->windows_since_change ||
+				(changed && d->state.windows_since_change == 0));
 	}
 
 	switch (d->action)
@@ -207,24 +372,20 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		case WALSIZER_ACTION_SHRINK:
 			PROMISE(d->new_mb < d->old_mb);
 			PROMISE(d->new_mb >= d->floor_mb);
-			if (d->new_mb == round_up(s->baseline_mb, seg) &&
-				s->baseline_mb > d->cap_mb && d->old_mb > s->baseline_mb)
-				break;			/* walsizer.max lowered below the DBA's size */
-			if (d->new_mb == d->cap_mb && d->old_mb > d->cap_mb)
-				break;			/* walsizer.max lowered below walsizer's size */
-			/* only after the cooldown */
+			/* never below the DBA's value, unless walsizer.min allows it */
+			PROMISE(d->new_mb >= shrink_floor(s, d, seg));
+			if (lowered >= 0)
+			{
+				/* walsizer.max lowered: exactly to the cap or the DBA's size */
+				PROMISE(d->new_mb == lowered);
+				break;
+			}
+			/* a quiet-load shrink or a settle: after the cooldown */
+			PROMISE(m->window_end);
 			PROMISE(!in_cooldown(s, m, before));
-			/*
-			 * A quiet-load shrink at most halves, never below the need; a
-			 * settle follows whole timed cycles measured at the size.
-			 */
-			PROMISE((d->new_mb >= round_up((d->old_mb + 1) / 2, seg) &&
-					 d->new_mb >= d->needed_mb) ||
-					(before->provisional && m->window_end &&
-					 m->timed_cycles_at_size > 0 &&
-					 m->timed_cycle_peak_bytes_at_size > 0 &&
-					 m->wal_forced_at_size <= 0 && m->peak_covers_cycle));
-			/* from above the cap (the DBA's size is above walsizer.max) */
+			PROMISE(quiet_shrink_allowed(s, m, before, d, seg) ||
+					settle_allowed(s, m, before, d));
+			/* above the cap only from the DBA's own size above walsizer.max */
 			PROMISE(d->new_mb <= d->cap_mb || d->old_mb > d->cap_mb);
 			break;
 		case WALSIZER_ACTION_GROW:
@@ -295,6 +456,10 @@ read_measurements(FuzzInput *in, WalsizerMeasurements *m)
 	m->recent_rate_valid = (flags & 4) != 0;
 	m->size_is_walsizers = (flags & 8) != 0;
 	m->peak_covers_cycle = (flags & 16) != 0;
+	/* the worker ends a window early only for check_now(), at a window end */
+	m->window_ended_early = m->window_end && (flags & 32) != 0;
+	m->last_cycle_timed = (flags & 64) != 0;
+	m->fpi_bytes_measured = (flags & 128) != 0;
 	m->window_s = fuzz_double(in);
 	/* the worker's counts are differences of int64 counters: int32 here */
 	m->timed = fuzz_int32(in);
@@ -314,6 +479,10 @@ read_measurements(FuzzInput *in, WalsizerMeasurements *m)
 	m->wal_forced_at_size = fuzz_int32(in);
 	m->peak_reach_bytes_at_size = (uint64_t) fuzz_int(in);
 	m->timed_cycle_peak_bytes = (uint64_t) fuzz_int(in);
+	/* for status() only, but the policy must not trip over any value */
+	m->last_cycle_s = fuzz_double(in);
+	m->last_cycle_bytes = (uint64_t) fuzz_int(in);
+	m->last_cycle_fpi_bytes = (uint64_t) fuzz_int(in);
 }
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -356,6 +525,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			settings.disk_cap_mb = fuzz_int(&input);
 		if (change & 4)
 			settings.min_mb = fuzz_int(&input);
+		/*
+		 * or the DBA sets max_wal_size, which the worker adopts as the
+		 * baseline; the policy state carries on (a provisional size too)
+		 */
+		if (change & 8)
+			settings.baseline_mb = settings.current_mb = fuzz_int(&input);
 
 		read_measurements(&input, &m);
 		walsizer_decide(&settings, &m, &state, &d);

@@ -5,8 +5,9 @@
  *
  * Seeds give the fuzzers a head start on inputs that mean something:
  * ordinary settings with forced checkpoints, an imminent forced checkpoint,
- * a provisional size that settles, a long quiet stretch, a disk cap, and
- * valid state file images.  They are
+ * a provisional size that settles, a long quiet stretch (also in windows
+ * check_now() cut short), a disk cap, the DBA's own size above walsizer.max
+ * with a provisional state, and valid state file images.  They are
  * written in fuzz_input.h's encoding; rerun with `make fuzz-corpus` when
  * that encoding or the state format changes.
  *
@@ -65,9 +66,11 @@ put_rate(Seed *seed, double mb_per_s)
 	put_byte(seed, (v >> 8) & 0xFF);
 }
 
+/* Settings with 16 MB segments and PostgreSQL's and walsizer's defaults. */
 static void
-put_settings(Seed *seed, unsigned current_mb, unsigned max_mb,
-			 unsigned disk_mb, unsigned shrink_after)
+put_settings_with(Seed *seed, unsigned current_mb, unsigned max_mb,
+				  unsigned min_mb, unsigned baseline_mb, unsigned disk_mb,
+				  unsigned shrink_after)
 {
 	put_byte(seed, 4);			/* 16 MB segments */
 	put_small(seed, current_mb);
@@ -77,12 +80,22 @@ put_settings(Seed *seed, unsigned current_mb, unsigned max_mb,
 	put_hundredths(seed, 0.33);
 	put_hundredths(seed, 0.25);
 	put_small(seed, max_mb);
-	put_small(seed, 0);			/* min */
-	put_small(seed, current_mb < 1024 ? current_mb : 1024);	/* baseline */
+	put_small(seed, min_mb);
+	put_small(seed, baseline_mb);
 	put_small(seed, disk_mb);
 	put_small(seed, shrink_after);
 	put_small(seed, 1);			/* cooldown */
 	put_hundredths(seed, 1);	/* sample_interval */
+}
+
+/* ... with no walsizer.min, the DBA's value at most 1 GB, a fresh state */
+static void
+put_settings(Seed *seed, unsigned current_mb, unsigned max_mb,
+			 unsigned disk_mb, unsigned shrink_after)
+{
+	put_settings_with(seed, current_mb, max_mb, 0,
+					  current_mb < 1024 ? current_mb : 1024, disk_mb,
+					  shrink_after);
 	put_byte(seed, 0);			/* fresh state */
 }
 
@@ -103,14 +116,26 @@ put_cycles(Seed *seed, unsigned reach_mb, double record_mb_s,
 	put_small(seed, 0);			/* forced at size */
 	put_raw(seed, (uint64_t) peak_reach_mb * 1048576);
 	put_small(seed, 0);			/* timed_cycle_peak_bytes */
+	/* the last cycle, for status(): a whole timed one at the rate, if any */
+	put_hundredths(seed, timed_cycles > 0 ? 300 : 0);
+	put_raw(seed, (uint64_t) (timed_cycles > 0 ? record_mb_s * 300 * 1048576 : 0));
+	put_small(seed, 0);			/* of which full-page images */
 }
 
+/* Measurement flags (read_measurements() in fuzz_policy.c). */
+#define WINDOW_END 1
+#define RECENT_RATE_VALID 4
+#define SIZE_IS_OURS 8
+#define PEAK_COVERS_CYCLE 16
+#define ENDED_EARLY 32
+#define LAST_CYCLE_TIMED 64
+
 static void
-put_window(Seed *seed, double rate_mb_s, unsigned timed, unsigned requested,
-		   unsigned forced)
+put_window_flags(Seed *seed, unsigned flags, double rate_mb_s, unsigned timed,
+				 unsigned requested, unsigned forced)
 {
 	put_byte(seed, 0);			/* no setting changes */
-	put_byte(seed, 1 | 8 | 16); /* window end, our size, peak covers */
+	put_byte(seed, flags);
 	put_hundredths(seed, 300);
 	put_small(seed, timed);
 	put_small(seed, requested);
@@ -125,11 +150,20 @@ put_window(Seed *seed, double rate_mb_s, unsigned timed, unsigned requested,
 }
 
 static void
+put_window(Seed *seed, double rate_mb_s, unsigned timed, unsigned requested,
+		   unsigned forced)
+{
+	put_window_flags(seed, WINDOW_END | SIZE_IS_OURS | PEAK_COVERS_CYCLE |
+					 (forced > 0 ? 0 : LAST_CYCLE_TIMED),
+					 rate_mb_s, timed, requested, forced);
+}
+
+static void
 put_sample(Seed *seed, double rate_mb_s, unsigned since_redo_mb,
 		   double to_timed_s)
 {
 	put_byte(seed, 0);
-	put_byte(seed, 4 | 8);		/* recent rate valid, our size */
+	put_byte(seed, RECENT_RATE_VALID | SIZE_IS_OURS);
 	put_hundredths(seed, 0);
 	put_small(seed, 0);
 	put_small(seed, 0);
@@ -195,6 +229,31 @@ policy_seeds(const char *dir)
 	for (int i = 0; i < 8; i++)
 		put_window(&seed, 0.2, 1, 0, 0);
 	write_seed(dir, "quiet_shrink", seed.bytes, seed.len);
+
+	memset(&seed, 0, sizeof(seed));
+	put_settings(&seed, 4096, 4096, 0, 2);
+	put_byte(&seed, 8);
+	for (int i = 0; i < 8; i++)
+		put_window_flags(&seed, WINDOW_END | (i % 2 ? 0 : ENDED_EARLY) |
+						 SIZE_IS_OURS | PEAK_COVERS_CYCLE, 0.2, 1, 0, 0);
+	write_seed(dir, "quiet_check_now", seed.bytes, seed.len);
+
+	/*
+	 * The DBA set 8 GB above walsizer.max = 4 GB after a growth: the state
+	 * is still provisional, and whole quiet cycles are measured at the size.
+	 * Neither a settle nor a shrink may go below the DBA's value.
+	 */
+	memset(&seed, 0, sizeof(seed));
+	put_settings_with(&seed, 8192, 4096, 0, 8192, 0, 2);
+	put_byte(&seed, 1);			/* a state: */
+	put_small(&seed, 5);		/* windows since the change */
+	put_small(&seed, 0);		/* windows below half */
+	put_byte(&seed, 0);			/* cap not reported */
+	put_byte(&seed, 1);			/* provisional */
+	put_byte(&seed, 4);
+	for (int i = 0; i < 4; i++)
+		put_window(&seed, 0.5, 1, 0, 0);
+	write_seed(dir, "dba_above_cap_provisional", seed.bytes, seed.len);
 
 	memset(&seed, 0, sizeof(seed));
 	put_settings(&seed, 2048, 4096, 1000, 12);

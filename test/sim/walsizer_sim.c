@@ -49,17 +49,51 @@
  *	Events:
  *		manual_checkpoint_every SECONDS
  *		reset_counters_at SECOND	(may repeat)
- *	Checks, for a trace recorded from a real server:
- *		real_final_mb MB	the size the real server ended with; the
- *							simulator fails (exit 1) unless its own final
- *							size is within REAL_TOLERANCE of it
+ *	Properties the replay must satisfy (T and S in seconds):
+ *		expect max_forced N [after T]
+ *			at most N checkpoints forced by WAL (started after second T)
+ *		expect max_changes N [after T]
+ *			at most N size changes (made after second T)
+ *		expect max_shrink_factor F [after T]
+ *			no change (after second T) divides the size by more than F
+ *		expect size_mb LO HI [from T [until U]]
+ *			max_wal_size within [LO, HI] MB at every sample from second T
+ *			to second U (the end), or at the last sample without "from"
+ *		expect need_ratio LO HI [from T [until U]] [over S]
+ *			the same for max_wal_size / the true need: the need of the
+ *			worst cycle starting in the last S seconds (checkpoint_timeout),
+ *			clamped into [floor, cap]
+ *		real_final_mb MB
+ *			for a trace recorded from a real server: the final size is
+ *			within REAL_TOLERANCE of the size that server ended with
+ *	and, for every trace, at every sample:
+ *		never_below_floor	a size walsizer set is not below walsizer.min,
+ *							else the DBA's own value (a disk cap may go
+ *							lower: pg_wal comes first)
+ *		never_above_cap		nor above walsizer.max and the disk cap (the
+ *							DBA's own value may be above them)
+ *		reset_window_decides_nothing
+ *							the end of a window in which the checkpoint
+ *							counters were reset changes no size, reports
+ *							no cap, and counts no quiet window
  *
- * Usage: walsizer_sim TRACE.  Prints a summary: checkpoint counts, the
- * size changes and where max_wal_size ended.
+ * The true need comes from the trace, not from measure.c: a cycle starting
+ * at second t0 writes the load's WAL for checkpoint_timeout seconds (times
+ * fpi_factor for its first fpi_seconds) plus the images of the working set
+ * pages its records touch, W * (1 - exp(-touches / W)) of the W pages; it
+ * needs (1 + completion_target) * (1 + headroom) times that.  The simulator
+ * knows the load ahead, so the cycle starting at the current second counts.
+ *
+ * Usage: walsizer_sim [-v] TRACE.  Prints a summary on stdout: checkpoint
+ * counts, the size changes and where max_wal_size ended; and on stderr a
+ * line per failed property, "FAILS at t=...", with the values (with -v,
+ * for every property, "holds" and how).  Exits 1 when a property fails,
+ * 2 on a bad trace.
  *
  *-------------------------------------------------------------------------
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +110,38 @@
 /* checkpoints started but not yet shown by the statistics */
 #define MAX_UNREPORTED 64
 #define USECS_PER_SECOND ((int64_t) 1000000)
+#define MAX_EXPECTS 32
+#define VERDICT_LEN 320
+
+/* What an "expect" directive asks of the replay. */
+typedef enum ExpectKind
+{
+	EXPECT_MAX_FORCED,			/* limits: at most limit after after_s */
+	EXPECT_MAX_CHANGES,
+	EXPECT_MAX_SHRINK_FACTOR,
+	EXPECT_NEED_RATIO,			/* ranges: within [low, high] from from_s
+								 * until until_s */
+	EXPECT_SIZE_MB
+} ExpectKind;
+
+#define EXPECT_IS_RANGE(kind) ((kind) >= EXPECT_NEED_RATIO)
+
+typedef struct Expect
+{
+	ExpectKind	kind;
+	int			line;			/* in the trace file, for the verdict */
+	double		limit;			/* limits: the most allowed */
+	long		after_s;		/* limits: only what happens after it */
+	long		count;			/* max_forced, max_changes: so far */
+	double		low;			/* ranges: the bounds */
+	double		high;
+	long		from_s;			/* ranges: checked from this second, -1 for
+								 * the last sample only */
+	long		until_s;		/* ranges: and until this one, -1 for the
+								 * end */
+	long		over_s;			/* need_ratio: cycles starting this far back
+								 * count towards the need */
+} Expect;
 
 typedef struct Phase
 {
@@ -104,6 +170,8 @@ typedef struct Trace
 	int			nphases;
 	long		resets_at[MAX_RESETS];
 	int			nresets;
+	Expect		expects[MAX_EXPECTS];
+	int			nexpects;
 } Trace;
 
 typedef struct Change
@@ -121,11 +189,96 @@ die(const char *what, const char *detail)
 	exit(2);
 }
 
+/* A whole word as a number, or false. */
+static bool
+parse_number(const char *word, double *value)
+{
+	char	   *end;
+
+	if (word == NULL)
+		return false;
+	*value = strtod(word, &end);
+	return end != word && *end == '\0' && isfinite(*value);
+}
+
+/*
+ * "expect PROPERTY NUMBER... [OPTION SECONDS]...", '#' comments already
+ * cut off.  The header says which numbers and options each property takes.
+ */
+static void
+parse_expect(Trace *trace, char *line, int lineno, const char *path)
+{
+	const char *separators = " \t\r\n";
+	Expect	   *e = &trace->expects[trace->nexpects];
+	const char *property;
+	const char *option;
+	double		numbers[2];
+
+	if (trace->nexpects == MAX_EXPECTS)
+		die("too many expect directives", path);
+	memset(e, 0, sizeof(*e));
+	e->line = lineno;
+	e->from_s = -1;
+	e->until_s = -1;
+	strtok(line, separators);	/* "expect" */
+	property = strtok(NULL, separators);
+	if (property == NULL)
+		die("expect without a property", path);
+	if (strcmp(property, "max_forced") == 0)
+		e->kind = EXPECT_MAX_FORCED;
+	else if (strcmp(property, "max_changes") == 0)
+		e->kind = EXPECT_MAX_CHANGES;
+	else if (strcmp(property, "max_shrink_factor") == 0)
+		e->kind = EXPECT_MAX_SHRINK_FACTOR;
+	else if (strcmp(property, "need_ratio") == 0)
+		e->kind = EXPECT_NEED_RATIO;
+	else if (strcmp(property, "size_mb") == 0)
+		e->kind = EXPECT_SIZE_MB;
+	else
+		die("unknown property", property);
+	for (int i = 0; i < (EXPECT_IS_RANGE(e->kind) ? 2 : 1); i++)
+		if (!parse_number(strtok(NULL, separators), &numbers[i]) ||
+			numbers[i] < 0)
+			die("expect: a property's bounds are numbers >= 0", property);
+	if (EXPECT_IS_RANGE(e->kind))
+	{
+		e->low = numbers[0];
+		e->high = numbers[1];
+		if (e->low > e->high)
+			die("expect: LO above HI", property);
+	}
+	else
+		e->limit = numbers[0];
+
+	while ((option = strtok(NULL, separators)) != NULL)
+	{
+		double		seconds;
+		bool		range = EXPECT_IS_RANGE(e->kind);
+
+		if (!parse_number(strtok(NULL, separators), &seconds) || seconds < 0)
+			die("expect: an option needs seconds >= 0", option);
+		if (strcmp(option, "after") == 0 && !range)
+			e->after_s = (long) seconds;
+		else if (strcmp(option, "from") == 0 && range)
+			e->from_s = (long) seconds;
+		else if (strcmp(option, "until") == 0 && range)
+			e->until_s = (long) seconds;
+		else if (strcmp(option, "over") == 0 && e->kind == EXPECT_NEED_RATIO)
+			e->over_s = (long) seconds;
+		else
+			die("expect: option not taken by this property", option);
+	}
+	if (e->until_s >= 0 && (e->from_s < 0 || e->until_s < e->from_s))
+		die("expect: until needs an earlier from", property);
+	trace->nexpects++;
+}
+
 static void
 parse_trace(const char *path, Trace *trace)
 {
 	FILE	   *file = fopen(path, "r");
 	char		line[512];
+	int			lineno = 0;
 	bool		baseline_given = false;
 	WalsizerSettings *s = &trace->settings;
 
@@ -157,11 +310,17 @@ parse_trace(const char *path, Trace *trace)
 		char	   *comment = strchr(line, '#');
 		int			n;
 
+		lineno++;
 		if (comment)
 			*comment = '\0';
 		n = sscanf(line, "%63s %lf %lf %lf", key, &a, &b, &c);
 		if (n <= 0)
 			continue;
+		if (strcmp(key, "expect") == 0)
+		{
+			parse_expect(trace, line, lineno, path);
+			continue;
+		}
 		if (n < 2)
 			die("directive without a value", line);
 		if (strcmp(key, "start_mb") == 0)
@@ -255,6 +414,9 @@ parse_trace(const char *path, Trace *trace)
 		die("sample_interval_ms must be between 100 and 60000", path);
 	if (trace->report_delay_s < 0)
 		die("report_delay must not be negative", path);
+	for (int i = 0; i < trace->nexpects; i++)
+		if (trace->expects[i].over_s == 0)
+			trace->expects[i].over_s = (long) s->checkpoint_timeout_s;
 }
 
 /* The trace's WAL rate in bytes/s during second t. */
@@ -419,7 +581,10 @@ server_step(Server *server, const Trace *trace, const WalsizerSettings *s,
 	server->stats.insert_lsn += (uint64_t) llround(rate * step_us / USECS_PER_SECOND);
 	write_full_page_images(server, trace, rate * step_us / USECS_PER_SECOND);
 
-	/* XLogCheckpointNeeded(): segment redo + CheckPointSegments - 1 full */
+	/*
+	 * XLogCheckpointNeeded(): segment redo + CheckPointSegments - 1 full,
+	 * so the insert position is in segment redo + CheckPointSegments
+	 */
 	checkpoint_segments = walsizer_checkpoint_segments(s->current_mb,
 													   s->segment_bytes,
 													   s->completion_target);
@@ -447,12 +612,455 @@ server_step(Server *server, const Trace *trace, const WalsizerSettings *s,
 	server->stats.max_wal_size_mb = s->current_mb;
 }
 
+/* --- Properties ------------------------------------------------------------ */
+
+/*
+ * What the replay is judged by, computed from the trace alone: the WAL a
+ * checkpoint cycle starting at each second writes, and the limits every
+ * size walsizer sets must keep to.
+ */
+typedef struct Truth
+{
+	double	   *cycle_bytes;	/* [t0] for t0 = 0 .. duration_s */
+	long		nstarts;
+	double		need_per_byte_mb;	/* need in MB per byte of a cycle */
+	int64_t		floor_mb;		/* no size walsizer sets is below it */
+	const char *floor_source;
+	int64_t		cap_mb;			/* nor above it */
+	const char *cap_source;
+} Truth;
+
+/* A property's outcome: how it held, or its first failure. */
+typedef struct Verdict
+{
+	bool		failed;
+	char		text[VERDICT_LEN];
+} Verdict;
+
+/*
+ * The properties being checked during a replay: the trace's own (one
+ * verdict per expect directive) and those every trace is held to.
+ */
+typedef struct Checks
+{
+	Truth		truth;
+	Verdict		expected[MAX_EXPECTS];	/* per expect directive */
+	double		lowest[MAX_EXPECTS];	/* ranges: the values seen */
+	double		highest[MAX_EXPECTS];	/* and max_shrink_factor's */
+	Verdict		below_floor;
+	Verdict		above_cap;
+	Verdict		reset_window;
+	Verdict		real_final;
+	long		reset_windows;	/* windows with a reset, for the verdict */
+	int64_t		window_start_us;	/* of the window in progress */
+} Checks;
+
+static void fail(Verdict *verdict, int64_t at_us, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
+/* Keep the first failure of a property: later ones follow from it. */
+static void
+fail(Verdict *verdict, int64_t at_us, const char *fmt,...)
+{
+	va_list		args;
+	int			used;
+
+	if (verdict->failed)
+		return;
+	verdict->failed = true;
+	used = snprintf(verdict->text, sizeof(verdict->text), "FAILS at t=%gs: ",
+					(double) at_us / USECS_PER_SECOND);
+	va_start(args, fmt);
+	vsnprintf(verdict->text + used, sizeof(verdict->text) - used, fmt, args);
+	va_end(args);
+}
+
+/*
+ * The WAL of a checkpoint cycle starting at second t0, from the trace's
+ * description: its load for checkpoint_timeout seconds (nothing past the
+ * trace's end), fpi_factor times for the first fpi_seconds, plus the
+ * images of the working set pages its records touch for the first time.
+ */
+static double
+true_cycle_bytes(const Trace *trace, long t0)
+{
+	long		timeout_s = (long) ceil(trace->settings.checkpoint_timeout_s);
+	double		bytes = 0;
+
+	for (long k = 0; k < timeout_s && t0 + k < trace->duration_s; k++)
+		bytes += load_at(trace, t0 + k) *
+			(k < trace->fpi_seconds ? trace->fpi_factor : 1);
+	if (trace->working_set_pages >= 1 && trace->touches_per_mb > 0)
+	{
+		double		touches = trace->touches_per_mb * bytes / (double) BYTES_PER_MB;
+
+		bytes += trace->working_set_pages *
+			(1 - exp(-touches / trace->working_set_pages)) * trace->fpi_bytes;
+	}
+	return bytes;
+}
+
+static int64_t
+round_up_to(int64_t mb, int64_t unit_mb)
+{
+	return (mb + unit_mb - 1) / unit_mb * unit_mb;
+}
+
+/*
+ * The limits as the README states them: the cap is walsizer.max, or the
+ * disk cap when lower, in whole segments; the floor is walsizer.min
+ * (clamped to the cap), else the DBA's own value (even above the cap); both
+ * at least max_wal_size's minimum of two segments.  A disk cap below the
+ * floor wins: running out of pg_wal is worse than checkpoints.
+ */
+static void
+true_limits(const WalsizerSettings *s, Truth *truth)
+{
+	int64_t		seg_mb = s->segment_bytes / BYTES_PER_MB < 1 ? 1 :
+		s->segment_bytes / BYTES_PER_MB;
+	int64_t		smallest_mb = 2 * seg_mb;
+	bool		disk_capped = s->disk_cap_mb > 0 && s->disk_cap_mb < s->max_mb;
+	int64_t		cap_mb = disk_capped ? s->disk_cap_mb : s->max_mb;
+	int64_t		floor_mb;
+
+	cap_mb = cap_mb / seg_mb * seg_mb;
+	if (cap_mb < smallest_mb)
+		cap_mb = smallest_mb;
+	truth->cap_source = disk_capped ? "the disk cap" : "walsizer.max";
+	if (s->min_mb > 0)
+	{
+		floor_mb = round_up_to(s->min_mb, seg_mb);
+		truth->floor_source = "walsizer.min";
+		if (floor_mb > cap_mb)
+			floor_mb = cap_mb;
+	}
+	else
+	{
+		floor_mb = round_up_to(s->baseline_mb, seg_mb);
+		truth->floor_source = "the DBA's max_wal_size";
+		if (floor_mb > cap_mb && !disk_capped)
+		{
+			cap_mb = floor_mb;
+			truth->cap_source = "the DBA's max_wal_size, above walsizer.max";
+		}
+	}
+	if (floor_mb < smallest_mb)
+		floor_mb = smallest_mb;
+	if (floor_mb > cap_mb)
+	{
+		floor_mb = cap_mb;
+		truth->floor_source = "the disk cap";
+	}
+	truth->floor_mb = floor_mb;
+	truth->cap_mb = cap_mb;
+}
+
+static void
+truth_init(const Trace *trace, Truth *truth)
+{
+	const WalsizerSettings *s = &trace->settings;
+
+	truth->nstarts = trace->duration_s + 1;
+	truth->cycle_bytes = malloc(sizeof(double) * (size_t) truth->nstarts);
+	if (truth->cycle_bytes == NULL)
+		die("out of memory", trace->name);
+	for (long t0 = 0; t0 < truth->nstarts; t0++)
+		truth->cycle_bytes[t0] = true_cycle_bytes(trace, t0);
+	truth->need_per_byte_mb = (1 + s->completion_target) * (1 + s->headroom) /
+		(double) BYTES_PER_MB;
+	true_limits(s, truth);
+}
+
+/*
+ * What the load needs at second t: the need of the worst cycle starting
+ * in [t - over_s, t], in MB, and that cycle's WAL and start.
+ */
+static double
+true_need_mb(const Truth *truth, long t, long over_s, double *cycle_bytes,
+			 long *cycle_start)
+{
+	long		last = t < truth->nstarts - 1 ? t : truth->nstarts - 1;
+	long		first = t - over_s > 0 ? t - over_s : 0;
+
+	*cycle_bytes = 0;
+	*cycle_start = first;
+	for (long t0 = first; t0 <= last; t0++)
+		if (truth->cycle_bytes[t0] > *cycle_bytes)
+		{
+			*cycle_bytes = truth->cycle_bytes[t0];
+			*cycle_start = t0;
+		}
+	return *cycle_bytes * truth->need_per_byte_mb;
+}
+
+static void
+checks_init(Checks *c, const Trace *trace)
+{
+	memset(c, 0, sizeof(*c));
+	truth_init(trace, &c->truth);
+	for (int i = 0; i < trace->nexpects; i++)
+	{
+		c->lowest[i] = INFINITY;
+		c->highest[i] = 0;
+	}
+}
+
+/*
+ * need_ratio and size_mb: checked at every sample from from_s until
+ * until_s, or at the last sample only.
+ */
+static void
+check_range(Checks *c, const Expect *e, int i, int64_t size_mb,
+			int64_t now_us, bool last_sample)
+{
+	const Truth *truth = &c->truth;
+	long		t = (long) (now_us / USECS_PER_SECOND);
+	double		cycle_bytes = 0;
+	long		cycle_start = 0;
+	double		target_mb = 0;
+	double		value = (double) size_mb;
+
+	if (e->from_s < 0 ? !last_sample :
+		t < e->from_s || (e->until_s >= 0 && t > e->until_s))
+		return;
+	if (e->kind == EXPECT_NEED_RATIO)
+	{
+		double		need_mb = true_need_mb(truth, t, e->over_s, &cycle_bytes,
+										   &cycle_start);
+
+		target_mb = need_mb < (double) truth->floor_mb ? (double) truth->floor_mb :
+			need_mb > (double) truth->cap_mb ? (double) truth->cap_mb : need_mb;
+		value = (double) size_mb / target_mb;
+	}
+	if (value < c->lowest[i])
+		c->lowest[i] = value;
+	if (value > c->highest[i])
+		c->highest[i] = value;
+	if (value >= e->low && value <= e->high)
+		return;
+	if (e->kind == EXPECT_NEED_RATIO)
+		fail(&c->expected[i], now_us,
+			 "max_wal_size %lld MB is %.2fx the true need of %.0f MB (%.0f MB of WAL in the worst cycle, starting at t=%lds; floor %lld MB, cap %lld MB), outside [%g, %g]",
+			 (long long) size_mb, value, target_mb,
+			 cycle_bytes / (double) BYTES_PER_MB, cycle_start,
+			 (long long) truth->floor_mb, (long long) truth->cap_mb,
+			 e->low, e->high);
+	else
+		fail(&c->expected[i], now_us,
+			 "max_wal_size %lld MB is outside [%g, %g] MB",
+			 (long long) size_mb, e->low, e->high);
+}
+
+/* max_forced and max_changes: count what happens after after_s. */
+static void
+check_count(Expect *e, Verdict *verdict, long happened, int64_t now_us,
+			const char *what)
+{
+	if (happened <= 0 || now_us <= e->after_s * USECS_PER_SECOND)
+		return;
+	e->count += happened;
+	if (e->count > e->limit)
+		fail(verdict, now_us, "%ld %s after t=%lds, at most %g expected",
+			 e->count, what, e->after_s, e->limit);
+}
+
+/* max_shrink_factor: no change after after_s divides the size by more. */
+static void
+check_shrink_factor(Checks *c, const Expect *e, int i,
+					const WalsizerDecision *d, int64_t now_us)
+{
+	double		factor;
+
+	if (d->new_mb >= d->old_mb || d->new_mb <= 0 ||
+		now_us <= e->after_s * USECS_PER_SECOND)
+		return;
+	factor = (double) d->old_mb / (double) d->new_mb;
+	if (factor > c->highest[i])
+		c->highest[i] = factor;
+	if (factor > e->limit)
+		fail(&c->expected[i], now_us,
+			 "%s %lld->%lld MB divides the size by %.2f, more than %g",
+			 walsizer_action_name(d->action), (long long) d->old_mb,
+			 (long long) d->new_mb, factor, e->limit);
+}
+
+/*
+ * The properties of each decision: max_changes, max_shrink_factor, and
+ * that the end of a window in which the trace reset the checkpoint
+ * counters (by its own schedule, not by what measure.c noticed) decides
+ * nothing: no size change other than protecting the WAL volume, no cap
+ * report, and no quiet window counted towards a shrink.
+ */
+static void
+check_decision(Checks *c, Trace *trace, int64_t now_us, bool window_end,
+			   const WalsizerPolicyState *before, const WalsizerDecision *d)
+{
+	for (int i = 0; i < trace->nexpects; i++)
+	{
+		if (trace->expects[i].kind == EXPECT_MAX_CHANGES)
+			check_count(&trace->expects[i], &c->expected[i],
+						d->new_mb != d->old_mb ? 1 : 0, now_us,
+						"size changes");
+		else if (trace->expects[i].kind == EXPECT_MAX_SHRINK_FACTOR)
+			check_shrink_factor(c, &trace->expects[i], i, d, now_us);
+	}
+	if (!window_end)
+		return;
+	if (reset_due(trace, c->window_start_us, now_us))
+	{
+		c->reset_windows++;
+		if (d->action != WALSIZER_ACTION_PROTECT &&
+			(d->action != WALSIZER_ACTION_NONE || d->new_mb != d->old_mb ||
+			 d->state.windows_below_half > before->windows_below_half))
+			fail(&c->reset_window, now_us,
+				 "the window from t=%gs had its counters reset, yet its end decided %s %lld->%lld MB with %d quiet windows counted (%d before)",
+				 (double) c->window_start_us / USECS_PER_SECOND,
+				 walsizer_action_name(d->action), (long long) d->old_mb,
+				 (long long) d->new_mb, d->state.windows_below_half,
+				 before->windows_below_half);
+	}
+	c->window_start_us = now_us;
+}
+
+/*
+ * The properties of the state after a sample: the checkpoints WAL forced
+ * in it, the size in effect against the limits (a size walsizer set; the
+ * one the server started with is the DBA's) and against the true need.
+ */
+static void
+check_sample(Checks *c, Trace *trace, int64_t now_us, bool last_sample,
+			 long forced_now, int64_t size_mb, bool size_is_ours)
+{
+	const Truth *truth = &c->truth;
+
+	for (int i = 0; i < trace->nexpects; i++)
+	{
+		Expect	   *e = &trace->expects[i];
+
+		if (e->kind == EXPECT_MAX_FORCED)
+			check_count(e, &c->expected[i], forced_now, now_us,
+						"checkpoints forced by WAL");
+		else if (EXPECT_IS_RANGE(e->kind))
+			check_range(c, e, i, size_mb, now_us, last_sample);
+	}
+	if (!size_is_ours)
+		return;
+	if (size_mb < truth->floor_mb)
+		fail(&c->below_floor, now_us,
+			 "max_wal_size %lld MB is below the floor, %lld MB from %s",
+			 (long long) size_mb, (long long) truth->floor_mb,
+			 truth->floor_source);
+	if (size_mb > truth->cap_mb)
+		fail(&c->above_cap, now_us,
+			 "max_wal_size %lld MB is above the cap, %lld MB from %s",
+			 (long long) size_mb, (long long) truth->cap_mb,
+			 truth->cap_source);
+}
+
+/* real_final_mb: a recorded trace ends within REAL_TOLERANCE of its server. */
+static void
+check_real_final(Checks *c, const Trace *trace, int64_t final_mb,
+				 int64_t now_us)
+{
+	double		ratio = (double) final_mb / (double) trace->real_final_mb;
+
+	if (fabs(ratio - 1.0) > REAL_TOLERANCE)
+		fail(&c->real_final, now_us,
+			 "final max_wal_size %lld MB is %.2fx the real server's %lld MB, more than %.0f %% off",
+			 (long long) final_mb, ratio, (long long) trace->real_final_mb,
+			 REAL_TOLERANCE * 100);
+	else
+		snprintf(c->real_final.text, sizeof(c->real_final.text),
+				 "holds: final %lld MB is %.2fx the real server's %lld MB",
+				 (long long) final_mb, ratio, (long long) trace->real_final_mb);
+}
+
+static const char *const expect_names[] = {
+	[EXPECT_MAX_FORCED] = "max_forced",
+	[EXPECT_MAX_CHANGES] = "max_changes",
+	[EXPECT_MAX_SHRINK_FACTOR] = "max_shrink_factor",
+	[EXPECT_NEED_RATIO] = "need_ratio",
+	[EXPECT_SIZE_MB] = "size_mb",
+};
+
+/*
+ * A property's line on stderr, if it failed or verbose is set;
+ * how_it_held stands in when it held.
+ */
+static void
+print_verdict(const char *trace_name, const char *property,
+			  const Verdict *v, const char *how_it_held, bool verbose)
+{
+	if (v->failed || verbose)
+		fprintf(stderr, "%s: %s: %s\n", trace_name, property,
+				v->failed ? v->text : how_it_held);
+}
+
+/* One line per property (failed, or any with verbose); how many failed. */
+static int
+report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
+{
+	char		held[VERDICT_LEN];
+	char		property[64];
+	int			failures = 0;
+
+	for (int i = 0; i < trace->nexpects; i++)
+	{
+		const Expect *e = &trace->expects[i];
+		Verdict    *v = &c->expected[i];
+
+		if (EXPECT_IS_RANGE(e->kind) && c->lowest[i] > c->highest[i])
+			fail(v, end_us, "never checked: no sample from t=%lds on",
+				 e->from_s);
+		if (e->kind == EXPECT_NEED_RATIO)
+			snprintf(held, sizeof(held),
+					 "holds: size / need from %.2f to %.2f, within [%g, %g]",
+					 c->lowest[i], c->highest[i], e->low, e->high);
+		else if (e->kind == EXPECT_SIZE_MB)
+			snprintf(held, sizeof(held),
+					 "holds: from %.0f to %.0f MB, within [%g, %g]",
+					 c->lowest[i], c->highest[i], e->low, e->high);
+		else if (e->kind == EXPECT_MAX_SHRINK_FACTOR)
+			snprintf(held, sizeof(held),
+					 "holds: shrinks divided the size by at most %.2f, at most %g",
+					 c->highest[i], e->limit);
+		else
+			snprintf(held, sizeof(held), "holds: %ld, at most %g",
+					 e->count, e->limit);
+		snprintf(property, sizeof(property), "expect %s (line %d)",
+				 expect_names[e->kind], e->line);
+		print_verdict(trace->name, property, v, held, verbose);
+		failures += v->failed;
+	}
+	if (trace->real_final_mb > 0)
+	{
+		print_verdict(trace->name, "real_final_mb", &c->real_final,
+					  c->real_final.text, verbose);
+		failures += c->real_final.failed;
+	}
+	snprintf(held, sizeof(held), "holds: %lld MB, from %s",
+			 (long long) c->truth.floor_mb, c->truth.floor_source);
+	print_verdict(trace->name, "never_below_floor", &c->below_floor, held,
+				  verbose);
+	snprintf(held, sizeof(held), "holds: %lld MB, from %s",
+			 (long long) c->truth.cap_mb, c->truth.cap_source);
+	print_verdict(trace->name, "never_above_cap", &c->above_cap, held,
+				  verbose);
+	snprintf(held, sizeof(held), "holds: %ld windows had a reset",
+			 c->reset_windows);
+	print_verdict(trace->name, "reset_window_decides_nothing",
+				  &c->reset_window, held, verbose);
+	return failures + c->below_floor.failed + c->above_cap.failed +
+		c->reset_window.failed;
+}
+
 int
 main(int argc, char **argv)
 {
 	static Trace trace;
 	static Server server;
 	static WalsizerMeasure measure;
+	static Checks checks;
 	WalsizerSettings *s = &trace.settings;
 	WalsizerMeasureSettings set;
 	WalsizerPolicyState state;
@@ -467,15 +1075,18 @@ main(int argc, char **argv)
 	Change		changes[MAX_CHANGES];
 	int			nchanges = 0;
 	long		changes_total = 0;
+	bool		verbose = argc == 3 && strcmp(argv[1], "-v") == 0;
+	const char *path = argv[argc - 1];
 	const char *name;
+	int			failures;
 
-	if (argc != 2)
+	if (argc != (verbose ? 3 : 2))
 	{
-		fprintf(stderr, "usage: walsizer_sim TRACE\n");
+		fprintf(stderr, "usage: walsizer_sim [-v] TRACE\n");
 		return 2;
 	}
-	parse_trace(argv[1], &trace);
-	name = strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1];
+	parse_trace(path, &trace);
+	name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	trace.name = name;
 
 	set.segment_bytes = s->segment_bytes;
@@ -494,12 +1105,15 @@ main(int argc, char **argv)
 	walsizer_policy_init_state(&state);
 	start_mb = s->current_mb;
 	largest_mb = s->current_mb;
+	checks_init(&checks, &trace);
 
 	for (int64_t now_us = step_us; now_us <= duration_us; now_us += step_us)
 	{
 		bool		window_end;
 		WalsizerMeasurements m;
 		WalsizerDecision d;
+		WalsizerPolicyState state_before = state;
+		long		forced_before = server.forced;
 
 		server_step(&server, &trace, s, now_us, step_us);
 
@@ -508,6 +1122,7 @@ main(int argc, char **argv)
 		window_end = walsizer_measure_window_due(&measure);
 		walsizer_measure_get(&measure, window_end, size_is_ours, &set, &m);
 		walsizer_decide(s, &m, &state, &d);
+		check_decision(&checks, &trace, now_us, window_end, &state_before, &d);
 		if (window_end)
 			final_need_mb = d.needed_mb;
 		if (walsizer_decision_keeps_state(&m, &d))
@@ -536,6 +1151,9 @@ main(int argc, char **argv)
 		}
 		if (window_end)
 			walsizer_measure_end_window(&measure, &m, &set);
+		check_sample(&checks, &trace, now_us, now_us + step_us > duration_us,
+					 server.forced - forced_before, s->current_mb,
+					 size_is_ours);
 	}
 	if (changes_total == 0)
 		forced_before_first_change = server.forced;
@@ -570,7 +1188,9 @@ main(int argc, char **argv)
 		printf("real server: final %lld MB; simulated / real = %.2f, %s\n",
 			   (long long) trace.real_final_mb, ratio,
 			   close ? "within 20 %" : "OFF BY MORE THAN 20 %");
-		return close ? 0 : 1;
+		check_real_final(&checks, &trace, s->current_mb, duration_us);
 	}
-	return 0;
+	failures = report_verdicts(&checks, &trace, duration_us, verbose);
+	free(checks.truth.cycle_bytes);
+	return failures == 0 ? 0 : 1;
 }

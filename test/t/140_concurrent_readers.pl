@@ -3,7 +3,9 @@
 # ends windows early now and then.  Every row read is self-consistent (the
 # readers check it server-side and fail their transaction if not), no
 # reader fails, and the worker keeps its cadence: at no moment was its last
-# window older than the window length plus one second.
+# window older than the window length plus one second.  The trigger distance
+# the rows paired with each max_wal_size is the one the server itself starts
+# a WAL-forced checkpoint at, measured afterwards for the small sizes.
 use strict;
 use warnings;
 use FindBin;
@@ -11,6 +13,7 @@ use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time sleep);
+use ServerTrigger;
 use WalsizerTest;
 
 my $window_s = 2;
@@ -37,7 +40,7 @@ BEGIN
 	RETURN true;
 END $$;
 CREATE UNLOGGED TABLE cadence (seen_at timestamptz, last_check_at timestamptz,
-	worker_wait text);
+	worker_wait text, max_wal_size_mb bigint, trigger_bytes bigint);
 });
 
 my $dir = PostgreSQL::Test::Utils::tempdir();
@@ -61,9 +64,10 @@ SELECT check_that(enabled AND worker_pid IS NOT NULL, 'no worker')
    AND check_that(total_timed >= last_timed AND total_requested >= last_requested
                   AND total_wal_forced >= last_wal_forced AND total_wal_bytes >= last_wal_bytes,
                   'a total below the last window''s figure')
-   AND check_that(trigger_bytes = 16 * 1048576 *
-                  greatest(floor(max_wal_size_mb::float8 / 16 / (1::float8 + 0.9::float8)) - 1, 1),
-                  format('trigger %s does not match max_wal_size %s', trigger_bytes, max_wal_size_mb))
+   AND check_that(trigger_bytes % (16 * 1048576) = 0
+                  AND trigger_bytes BETWEEN 16 * 1048576 AND max_wal_size_mb * 1048576,
+                  format('trigger %s not whole segments within max_wal_size %s MB',
+                         trigger_bytes, max_wal_size_mb))
    AND check_that(window_s = 2 AND sample_interval_ms = 200, 'wrong window or sample interval')
    AND check_that(pending_mb IS NULL OR pending_mb % 16 = 0, format('pending %s', pending_mb))
    AND check_that(wal_rate_bytes_per_s >= 0 AND peak_wal_rate_bytes_per_s >= 0
@@ -111,7 +115,8 @@ my $sampler = "$dir/cadence.sql";
 open($fh, '>', $sampler) or die "$sampler: $!";
 print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at, "
   . "(SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity "
-  . "WHERE backend_type = 'pg_walsizer') FROM walsizer.status();\n";
+  . "WHERE backend_type = 'pg_walsizer'), max_wal_size_mb, trigger_bytes "
+  . "FROM walsizer.status();\n";
 print $fh "\\sleep 100 ms\n";
 close $fh;
 
@@ -206,6 +211,54 @@ cmp_ok($read_decisions_s, '>=', $seconds / 4,
 		$read_decisions_s, $seconds));
 note_decisions($node);
 is(status_value($node, 'worker_pid'), $pid, 'the same worker throughout');
+
+# --- the trigger distances the rows showed ---------------------------------
+# each max_wal_size came with one trigger distance, a larger size never with
+# a smaller one
+my $pairs = $node->safe_psql('postgres', q{
+SELECT max_wal_size_mb || ':' || min(trigger_bytes) || ':' || max(trigger_bytes)
+FROM cadence GROUP BY max_wal_size_mb ORDER BY max_wal_size_mb});
+my %seen_trigger;
+my $previous = 0;
+my @mixed;
+for my $pair (split /\n/, $pairs)
+{
+	my ($mb, $low, $high) = split /:/, $pair;
+	push @mixed, "$mb MB: $low to $high" if $low != $high || $low < $previous;
+	$seen_trigger{$mb} = $low;
+	$previous = $high;
+}
+note('max_wal_size MB: trigger MB seen: '
+	  . join(', ', map { "$_: " . ($seen_trigger{$_} / 1048576) } sort { $a <=> $b } keys %seen_trigger));
+is(join('; ', @mixed), '', 'one trigger distance per max_wal_size, growing with it');
+
+# Where the server starts a WAL-forced checkpoint, at the small sizes the
+# rows showed and at 64 MB (where the trigger is two segments: one segment
+# off is half of it).  walsizer is switched off, so that it leaves each size
+# alone while WAL is written to find the server's trigger.
+$node->append_conf('postgresql.conf', "walsizer.enable = off\n");
+$node->reload;
+wait_for($node, 'SELECT NOT enabled FROM walsizer.status()', 'walsizer switched off');
+my %sizes = map { $_ => 1 } 64, grep { $_ <= 128 } keys %seen_trigger;
+for my $mb (sort { $a <=> $b } keys %sizes)
+{
+	$node->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '${mb}MB'");
+	$node->reload;
+	wait_for($node, "SELECT max_wal_size_mb = $mb FROM walsizer.status()",
+		"max_wal_size $mb MB");
+	ok($node->poll_query_until('postgres', "SELECT current_setting('max_wal_size') = '${mb}MB'"),
+		"new sessions run with $mb MB");
+	my $server = server_trigger_distance($node, 4 * $mb * 1048576);
+	ok($server, "$mb MB: the server started a checkpoint for WAL") or next;
+	my ($distance, $segment) = @$server{qw(distance_bytes segment_bytes)};
+	my $trigger = status_value($node, 'trigger_bytes');
+	ok($trigger <= $distance && $distance < $trigger + $segment,
+		sprintf('%d MB: walsizer\'s trigger of %.1f MB is where the server started its '
+			  . 'checkpoint, %.1f MB from the start of the redo segment',
+			$mb, $trigger / 1048576, $distance / 1048576));
+	is($seen_trigger{$mb}, $trigger, "$mb MB: the readers saw that trigger too")
+	  if exists $seen_trigger{$mb};
+}
 
 $node->stop;
 done_testing();

@@ -10,9 +10,10 @@
  * lines.  With these settings a sustained WAL rate of R MB/s needs
  * ceil(1.9 * R * 300 * 1.25) MB, rounded up to 16 MB: 720 MB at 1 MB/s,
  * 1440 MB at 2 MB/s, 2864 MB at 4 MB/s.  At 1 GB a checkpoint is forced
- * 512 MB after the redo pointer (walsizer_trigger_bytes()); with 1 s
- * samples a checkpoint is imminent when the WAL is expected to reach that
- * within 3 s.
+ * 528 MB after the start of the redo pointer's segment
+ * (walsizer_trigger_bytes()), so from 512 MB after the redo pointer on;
+ * with 1 s samples a checkpoint is imminent when the WAL is expected to
+ * reach 512 MB within 3 s.
  *
  *-------------------------------------------------------------------------
  */
@@ -79,12 +80,19 @@ window_at_rate(double rate_mb_s, int64_t timed, int64_t requested,
 	return m;
 }
 
-/* The WAL distance after the redo pointer that forces a checkpoint at s. */
+/*
+ * The least WAL after the redo pointer that can force a checkpoint at s:
+ * the trigger less a segment, with the redo pointer at the end of its
+ * segment.  The policy looks ahead to this point.
+ */
 static inline uint64_t
 trigger_of(const WalsizerSettings *s, int64_t size_mb)
 {
-	return walsizer_trigger_bytes(size_mb, s->segment_bytes,
-								  s->completion_target);
+	uint64_t	trigger = walsizer_trigger_bytes(size_mb, s->segment_bytes,
+												 s->completion_target);
+
+	return trigger > (uint64_t) s->segment_bytes ?
+		trigger - (uint64_t) s->segment_bytes : 0;
 }
 
 /*

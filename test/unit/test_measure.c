@@ -140,7 +140,7 @@ far_redo_move_with_a_requested_checkpoint_counts_as_wal_forced(void)
 	WalsizerMeasurements m;
 
 	walsizer_measure_start(&ms, &s, &set);
-	/* 1 GB: CheckPointSegments 33, forced after 32 segments */
+	/* 1 GB: CheckPointSegments 33, forced after 33 segments */
 	checkpoint_after(&s, 33);
 	walsizer_measure_add(&ms, &s, &set);
 	s.requested++;
@@ -160,13 +160,101 @@ near_redo_move_is_a_manual_checkpoint_not_a_forced_one(void)
 	WalsizerMeasurements m;
 
 	walsizer_measure_start(&ms, &s, &set);
-	/* a CHECKPOINT command 31 segments on: one short of the trigger */
+	/* a CHECKPOINT command 31 segments on: two short of the trigger */
 	checkpoint_after(&s, 31);
 	s.requested++;
 	walsizer_measure_add(&ms, &s, &set);
 	walsizer_measure_get(&ms, true, true, &set, &m);
 	CHECK_EQ(m.requested, 1);
 	CHECK_EQ(m.wal_forced, 0);
+}
+
+/*
+ * PostgreSQL requests a checkpoint when it finishes segment
+ * redo_segment + CheckPointSegments - 1 (XLogWrite() calls
+ * XLogCheckpointNeeded() at each segment end), so the insert position, and
+ * with it the next redo pointer, is then at least CheckPointSegments
+ * segments past the start of the old redo pointer's segment.  A requested
+ * checkpoint whose redo pointer moved less than that was a CHECKPOINT
+ * command (or a base backup), however close it came.  The expected
+ * CheckPointSegments are worked out by hand: floor(whole segments of
+ * max_wal_size / (1 + checkpoint_completion_target)), at least 1.
+ */
+typedef struct ForcedMoveCase
+{
+	int64_t		max_wal_size_mb;
+	int64_t		segment_mb;
+	double		completion_target;
+	int64_t		checkpoint_segments;
+} ForcedMoveCase;
+
+static const ForcedMoveCase forced_move_cases[] = {
+	{1024, 16, 0.9, 33},		/* 64 segments / 1.9 = 33.7 */
+	{64, 16, 0.9, 2},			/* 4 / 1.9 = 2.1 */
+	{32, 16, 0.9, 1},			/* 2 / 1.9 = 1.05 */
+	{1024, 16, 0.5, 42},		/* 64 / 1.5 = 42.7 */
+	{4096, 64, 0.9, 33},		/* 64 / 1.9 = 33.7 */
+	{100, 1, 0.9, 52},			/* 100 / 1.9 = 52.6 */
+	{250, 16, 0.0, 15},			/* 15 whole segments (250 / 16) / 1.0 */
+};
+
+/*
+ * One requested checkpoint whose redo pointer moves from redo_offset into
+ * segment 10 to new_redo; was it counted as forced by WAL?
+ */
+static int64_t
+forced_count_after_move(const ForcedMoveCase *c, uint64_t redo_offset,
+						uint64_t new_redo)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	uint64_t	segment_bytes = (uint64_t) c->segment_mb * BYTES_PER_MB;
+	WalsizerMeasurements m;
+
+	set.segment_bytes = (int64_t) segment_bytes;
+	set.completion_target = c->completion_target;
+	s.max_wal_size_mb = c->max_wal_size_mb;
+	s.redo_lsn = 10 * segment_bytes + redo_offset;
+	s.insert_lsn = s.redo_lsn;
+	walsizer_measure_start(&ms, &s, &set);
+	s.at_us += SECOND;
+	s.insert_lsn = new_redo;
+	s.redo_lsn = new_redo;
+	s.requested++;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK_EQ(m.requested, 1);
+	return m.wal_forced;
+}
+
+static void
+a_requested_checkpoint_short_of_checkpoint_segments_is_not_forced(void)
+{
+	for (size_t i = 0; i < sizeof(forced_move_cases) / sizeof(forced_move_cases[0]); i++)
+	{
+		const ForcedMoveCase *c = &forced_move_cases[i];
+		uint64_t	segment_bytes = (uint64_t) c->segment_mb * BYTES_PER_MB;
+		uint64_t	redo_segment_start = 10 * segment_bytes;
+		uint64_t	trigger_at = redo_segment_start +
+			(uint64_t) c->checkpoint_segments * segment_bytes;
+		int			failures_before = unit_checks_failed_in_test;
+
+		/*
+		 * A cron CHECKPOINT after CheckPointSegments - 1 segments and a bit
+		 * (or, from a redo pointer late in its segment, the last byte
+		 * before the trigger): PostgreSQL had not finished the segment that
+		 * forces one.
+		 */
+		CHECK_EQ(forced_count_after_move(c, 0, trigger_at - segment_bytes / 4), 0);
+		CHECK_EQ(forced_count_after_move(c, segment_bytes / 2, trigger_at - 1), 0);
+		/* at the trigger, wherever the redo pointer was in its segment */
+		CHECK_EQ(forced_count_after_move(c, 0, trigger_at), 1);
+		CHECK_EQ(forced_count_after_move(c, segment_bytes - 1, trigger_at), 1);
+		if (unit_checks_failed_in_test != failures_before)
+			fprintf(stderr, "#     max_wal_size %lld MB, %lld MB segments, target %.1f\n",
+					(long long) c->max_wal_size_mb, (long long) c->segment_mb,
+					c->completion_target);
+	}
 }
 
 static void
@@ -176,7 +264,7 @@ the_trigger_is_judged_at_the_size_before_the_move(void)
 	WalsizerSample s = first_sample();
 	WalsizerMeasurements m;
 
-	/* at 64 MB one segment is far enough; the size then grows to 1 GB */
+	/* at 64 MB two segments are far enough; the size then grows to 1 GB */
 	s.max_wal_size_mb = 64;
 	walsizer_measure_start(&ms, &s, &set);
 	checkpoint_after(&s, 2);
@@ -934,6 +1022,7 @@ main(void)
 
 	RUN_TEST(suite, far_redo_move_with_a_requested_checkpoint_counts_as_wal_forced);
 	RUN_TEST(suite, near_redo_move_is_a_manual_checkpoint_not_a_forced_one);
+	RUN_TEST(suite, a_requested_checkpoint_short_of_checkpoint_segments_is_not_forced);
 	RUN_TEST(suite, the_trigger_is_judged_at_the_size_before_the_move);
 	RUN_TEST(suite, a_forced_checkpoint_reported_after_the_window_counts_in_the_next);
 	RUN_TEST(suite, forced_checkpoints_at_a_size_not_ours_do_not_count_since_change);

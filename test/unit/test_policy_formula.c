@@ -6,10 +6,11 @@
  * walsizer_checkpoint_segments() must agree with PostgreSQL's
  * CalculateCheckpointSegments(), which converts max_wal_size to whole
  * segments (integer division) before dividing by 1 + completion target,
- * and walsizer_trigger_bytes() must never promise more WAL than PostgreSQL
- * lets through before it forces a checkpoint.  Whatever the inputs, even
- * ones no server would hand over, the policy must neither overflow nor
- * return a size max_wal_size could not take.
+ * and walsizer_trigger_bytes() must be where PostgreSQL forces a
+ * checkpoint: CheckPointSegments segments after the start of the redo
+ * pointer's segment, neither a segment early nor late.  Whatever the
+ * inputs, even ones no server would hand over, the policy must neither
+ * overflow nor return a size max_wal_size could not take.
  *
  *-------------------------------------------------------------------------
  */
@@ -78,59 +79,87 @@ checkpoint_segments_match_postgresql(void)
 	}
 }
 
+/*
+ * The trigger is CheckPointSegments whole segments, the expected column of
+ * segment_cases (constants, not computed), from the start of the redo segment.
+ */
 static void
-trigger_bytes_is_postgresql_distance_less_one_segment(void)
+trigger_bytes_is_checkpoint_segments_from_the_redo_segment_start(void)
 {
-	/* whole-segment sizes, where the two agree on CheckPointSegments */
-	for (size_t i = 0; i < 12; i++)
+	for (size_t i = 0; i < sizeof(segment_cases) / sizeof(segment_cases[0]); i++)
 	{
 		const SegmentCase *c = &segment_cases[i];
 		uint64_t	segment_bytes = (uint64_t) c->segment_mb * MB;
 		uint64_t	trigger = walsizer_trigger_bytes(c->max_wal_size_mb,
 													 (int64_t) segment_bytes,
 													 c->completion_target);
-		uint64_t	expected = (uint64_t) (c->expected < 2 ? 1 : c->expected - 1) *
-			segment_bytes;
 
-		CHECK_UEQ(trigger, expected);
+		if (trigger != (uint64_t) c->expected * segment_bytes)
+			fprintf(stderr, "    max_wal_size %lld MB, %lld MB segments, target %.1f:\n",
+					(long long) c->max_wal_size_mb, (long long) c->segment_mb,
+					c->completion_target);
+		CHECK_UEQ(trigger, (uint64_t) c->expected * segment_bytes);
 	}
 }
 
 /*
- * PostgreSQL forces a checkpoint when it has filled segment
- * redo_segment + CheckPointSegments - 1, so the distance from the redo
- * pointer is CheckPointSegments segments less the redo pointer's offset
- * in its segment.  The trigger the policy projects against must be no
- * further than that wherever the redo pointer sits, and at most one
- * segment short of it.
+ * Where PostgreSQL requests a checkpoint, as XLogWrite() and
+ * XLogCheckpointNeeded() decide it: each time the writer finishes a
+ * segment, it requests one if that segment's number is at least the redo
+ * pointer's segment number + CheckPointSegments - 1.  Returns the WAL
+ * position (the end of that segment) for a redo pointer at redo_lsn.
+ */
+static uint64_t
+postgres_forces_checkpoint_at(uint64_t redo_lsn, uint64_t segment_bytes,
+							  int64_t checkpoint_segments)
+{
+	uint64_t	redo_segno = redo_lsn / segment_bytes;
+
+	for (uint64_t finished_segno = redo_segno;; finished_segno++)
+		if (finished_segno >= redo_segno + (uint64_t) (checkpoint_segments - 1))
+			return (finished_segno + 1) * segment_bytes;
+}
+
+/*
+ * Wherever the redo pointer sits in its segment, PostgreSQL forces the
+ * checkpoint exactly trigger_bytes after the start of that segment (so
+ * trigger_bytes less the redo pointer's offset after the redo pointer).
  */
 static void
-trigger_bytes_never_exceeds_postgresql_forcing_distance(void)
+trigger_bytes_is_where_postgresql_forces_a_checkpoint(void)
 {
-	int64_t		sizes_mb[] = {64, 128, 1024, 4096, 65536};
+	int64_t		sizes_mb[] = {32, 64, 128, 1000, 1024, 4096, 65536};
+	int64_t		segments_mb[] = {1, 16, 64};
 	double		targets[] = {0.0, 0.5, 0.9, 1.0};
 
 	for (size_t i = 0; i < sizeof(sizes_mb) / sizeof(sizes_mb[0]); i++)
-		for (size_t j = 0; j < sizeof(targets) / sizeof(targets[0]); j++)
-		{
-			uint64_t	segment_bytes = 16 * MB;
-			int64_t		segments = postgres_checkpoint_segments(sizes_mb[i], 16,
-																targets[j]);
-			uint64_t	trigger = walsizer_trigger_bytes(sizes_mb[i], 16 * MB,
-														 targets[j]);
-			uint64_t	offsets[] = {0, 1, segment_bytes / 2, segment_bytes - 1};
-
-			if (segments < 2)
-				continue;		/* forced at the first segment boundary */
-			for (size_t k = 0; k < sizeof(offsets) / sizeof(offsets[0]); k++)
+		for (size_t j = 0; j < sizeof(segments_mb) / sizeof(segments_mb[0]); j++)
+			for (size_t k = 0; k < sizeof(targets) / sizeof(targets[0]); k++)
 			{
-				uint64_t	forced_at = (uint64_t) segments * segment_bytes -
-					offsets[k];
+				uint64_t	segment_bytes = (uint64_t) segments_mb[j] * MB;
+				int64_t		segments = postgres_checkpoint_segments(sizes_mb[i],
+																	segments_mb[j],
+																	targets[k]);
+				uint64_t	trigger = walsizer_trigger_bytes(sizes_mb[i],
+															 (int64_t) segment_bytes,
+															 targets[k]);
+				uint64_t	redo_segment_start = 7 * segment_bytes;
+				uint64_t	offsets[] = {0, 1, segment_bytes / 2, segment_bytes - 1};
 
-				CHECK_UCMP(trigger, <=, forced_at);
-				CHECK_UCMP(trigger + segment_bytes, >=, forced_at);
+				for (size_t n = 0; n < sizeof(offsets) / sizeof(offsets[0]); n++)
+				{
+					uint64_t	redo_lsn = redo_segment_start + offsets[n];
+					uint64_t	forced_at = postgres_forces_checkpoint_at(redo_lsn,
+																		  segment_bytes,
+																		  segments);
+
+					if (trigger != forced_at - redo_segment_start)
+						fprintf(stderr, "    max_wal_size %lld MB, %lld MB segments, target %.1f, redo pointer %llu bytes into its segment:\n",
+								(long long) sizes_mb[i], (long long) segments_mb[j],
+								targets[k], (unsigned long long) offsets[n]);
+					CHECK_UEQ(trigger, forced_at - redo_segment_start);
+				}
 			}
-		}
 }
 
 static void
@@ -165,37 +194,41 @@ needed_mb_fits_a_cycle_in_whole_segments(void)
 	s.headroom = 0;
 
 	/*
-	 * 1.5 * 10 MB/s * 30 s = 450 MB, 464 in segments; but 464 MB (29
-	 * segments) triggers after 19 - 1 segments, 288 MB from the start of
-	 * the redo segment and 280 MB from its middle: less than the 300 MB one
-	 * cycle writes.  512 MB triggers after 20 segments, 312 MB from the
-	 * middle; 480 and 496 MB, after 19 (296 MB).
+	 * The policy does not know where in its segment the redo pointer is, so
+	 * a cycle must fit half a segment below the earliest point a checkpoint
+	 * can be forced: the trigger less a segment, with the redo pointer at
+	 * the end of its segment.  1.5 * 10 MB/s * 30 s = 450 MB, 464 in
+	 * segments; but 464 MB (29 segments, 29 / 1.5 = 19 checkpoint
+	 * segments) triggers 304 MB after the start of the redo segment, so
+	 * from 288 MB after the redo pointer, and 288 - 8 is less than the
+	 * 300 MB one cycle writes; so is 296 for 480 and 496 MB (20 checkpoint
+	 * segments).  512 MB (21 checkpoint segments, 336 MB) leaves 312.
 	 */
 	CHECK_EQ(walsizer_needed_mb(10 * (double) MB, &s), 512);
-	CHECK(walsizer_trigger_bytes(512, 16 * MB, 0.5) - 8 * MB >= 300 * MB);
-	CHECK(walsizer_trigger_bytes(496, 16 * MB, 0.5) - 8 * MB < 300 * MB);
+	CHECK_UEQ(walsizer_trigger_bytes(512, 16 * MB, 0.5), 336 * MB);
+	CHECK_UEQ(walsizer_trigger_bytes(496, 16 * MB, 0.5), 320 * MB);
 
 	/*
 	 * A small server: 1 MB/s with the default headroom and target is 72 MB
-	 * by the formula, 80 in segments, which triggers after one segment;
-	 * 128 MB is the first size that holds a 30 MB cycle.
+	 * by the formula, 80 in segments (5 / 1.9 = 2 checkpoint segments,
+	 * 32 MB), which leaves 32 - 16 - 8 = 8 MB for a 30 MB cycle; 96 and
+	 * 112 MB (3 checkpoint segments) leave 24; 128 MB (4) is the first
+	 * size that holds it, with 40.
 	 */
 	s.headroom = 0.25;
 	s.completion_target = 0.9;
 	CHECK_EQ(walsizer_needed_mb(1 * (double) MB, &s), 128);
-	CHECK(walsizer_trigger_bytes(128, 16 * MB, 0.9) - 8 * MB >= 30 * MB);
-	CHECK(walsizer_trigger_bytes(112, 16 * MB, 0.9) - 8 * MB < 30 * MB);
+	CHECK_UEQ(walsizer_trigger_bytes(128, 16 * MB, 0.9), 64 * MB);
+	CHECK_UEQ(walsizer_trigger_bytes(112, 16 * MB, 0.9), 48 * MB);
 
 	/*
-	 * A trickle of WAL fits in half a segment: the formula stands, and an
-	 * idle server can stay at a floor of two segments.
+	 * With one checkpoint segment (up to 48 MB) the first segment end can
+	 * force a checkpoint, so even a trickle of WAL needs two: 64 MB, which
+	 * holds 8 MB a cycle.
 	 */
-	CHECK_EQ(walsizer_needed_mb(0.001 * (double) MB, &s), 16);
-	CHECK_EQ(walsizer_needed_mb(0.2 * (double) MB, &s), 16);
-	/*
-	 * 0.3 MB/s: 9 MB a cycle, more than half a segment.  Up to 80 MB the
-	 * trigger is one segment away; 96 MB is three checkpoint segments.
-	 */
+	CHECK_EQ(walsizer_needed_mb(0.001 * (double) MB, &s), 64);
+	CHECK_EQ(walsizer_needed_mb(0.2 * (double) MB, &s), 64);
+	/* 0.3 MB/s: 9 MB a cycle; 96 MB (3 checkpoint segments) holds 24 */
 	CHECK_EQ(walsizer_needed_mb(0.3 * (double) MB, &s), 96);
 }
 
@@ -353,8 +386,8 @@ main(void)
 	const char *suite = "policy_formula";
 
 	RUN_TEST(suite, checkpoint_segments_match_postgresql);
-	RUN_TEST(suite, trigger_bytes_is_postgresql_distance_less_one_segment);
-	RUN_TEST(suite, trigger_bytes_never_exceeds_postgresql_forcing_distance);
+	RUN_TEST(suite, trigger_bytes_is_checkpoint_segments_from_the_redo_segment_start);
+	RUN_TEST(suite, trigger_bytes_is_where_postgresql_forces_a_checkpoint);
 	RUN_TEST(suite, trigger_bytes_is_one_segment_when_every_boundary_triggers);
 	RUN_TEST(suite, needed_mb_applies_the_formula_with_headroom);
 	RUN_TEST(suite, needed_mb_fits_a_cycle_in_whole_segments);

@@ -174,10 +174,11 @@ needed_size_follows_window_average_when_above_peak_rate(void)
 }
 
 /*
- * With 1 GB, 16 MB segments and 0.9 the trigger is 32 segments (512 MB)
- * after the redo pointer.  A checkpoint is imminent when the WAL is
- * expected to reach it within the lookahead, and exactly reaching it is
- * enough.
+ * With 1 GB, 16 MB segments and 0.9 the trigger is 33 segments (528 MB)
+ * after the start of the redo pointer's segment, so a checkpoint can be
+ * forced from 512 MB after the redo pointer on.  A checkpoint is imminent
+ * when the WAL is expected to reach that within the lookahead, and exactly
+ * reaching it is enough.
  */
 static void
 grows_when_the_reach_meets_the_trigger(void)
@@ -187,7 +188,7 @@ grows_when_the_reach_meets_the_trigger(void)
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d = decide(&s, &m, &state);
 
-	CHECK_UEQ(d.trigger_bytes, 512 * MB);
+	CHECK_UEQ(d.trigger_bytes, 528 * MB);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
 	CHECK_CMP(d.new_mb, >, 1024);
 	CHECK_STR_CONTAINS(d.reason,

@@ -189,10 +189,10 @@ trigger_falls_back_to_the_default_completion_target(void)
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
-	/* 1 GB at 0.9: 33 checkpoint segments, the trigger 32 segments away */
+	/* 1 GB at 0.9: 33 checkpoint segments, the trigger 33 segments away */
 	s.completion_target = NAN;
 	d = decide(&s, &m, &state);
-	CHECK_UEQ(d.trigger_bytes, 512 * MB);
+	CHECK_UEQ(d.trigger_bytes, 528 * MB);
 }
 
 /* --- state update --------------------------------------------------- */
@@ -263,7 +263,7 @@ imminent_growth_reason_says_what_was_projected_within_what(void)
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
 	CHECK_EQ(d.new_mb, 2048);
 	CHECK_STR_CONTAINS(d.reason,
-					   "projected 520 MB of WAL since the last checkpoint within 3 s at the recent 40 MB/s; trigger is 512 MB; room for it and the rest of the cycle needs 2048 MB");
+					   "projected 520 MB of WAL since the last checkpoint within 3 s at the recent 40 MB/s; a checkpoint is forced at 512 to 528 MB; room for it and the rest of the cycle needs 2048 MB");
 }
 
 /*
@@ -460,6 +460,46 @@ settling_needs_two_whole_timed_cycles_at_the_size(void)
 }
 
 /*
+ * A provisional size that has since become the DBA's value above the cap
+ * (walsizer.max 4 GB, the DBA set 8 GB) is never settled below it, and
+ * with walsizer.min unset the DBA's value bounds a settle like a shrink:
+ * whole cycles needing 1024 MB settle 2048 MB to the baseline, 1536 MB.
+ */
+static void
+settling_never_goes_below_the_dbas_value(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_after_timed_cycles(1, 2);	/* 720 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.current_mb = 8192;
+	s.baseline_mb = 8192;
+	s.max_mb = 4096;
+	state.provisional = 1;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 8192);
+
+	s = typical_settings();
+	s.current_mb = 2048;
+	s.baseline_mb = 1536;
+	state = fresh_state();
+	state.provisional = 1;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 1536);
+
+	/* walsizer.min, set, is the floor instead */
+	s.min_mb = 1024;
+	state = fresh_state();
+	state.provisional = 1;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 1024);
+}
+
+/*
  * A checkpoint forced at the grown size proves it is not too large, even
  * if whole cycles look light: no settle, and the size stays provisional
  * while the growth rules take it further.  Whoever set the size, and even
@@ -601,6 +641,51 @@ quiet_means_needing_less_than_half(void)
 					   "for 1 windows the load needed at most 720 MB, under half of 1456 MB");
 }
 
+/*
+ * Windows walsizer.check_now() ended early are decided on, but count
+ * towards neither the cooldown nor the quiet windows: twelve calls in a
+ * row do not stand for twelve windows.  A busy early window still starts
+ * the quiet count again, and a full window after them counts as usual.
+ */
+static void
+windows_ended_early_do_not_count(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements w = window_at_rate(1, 1, 0, 0);	/* needs 720 MB */
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.baseline_mb = 64;
+	s.current_mb = 2048;
+	s.shrink_after = 3;
+	s.cooldown = 2;
+	state.windows_since_change = 0;
+	w.window_ended_early = true;
+	for (int i = 0; i < 12; i++)
+	{
+		d = decide(&s, &w, &state);
+		CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	}
+	CHECK_EQ(state.windows_below_half, 0);
+	CHECK_EQ(state.windows_since_change, 0);
+
+	/* a busy early window starts the quiet count again */
+	state.windows_below_half = 2;
+	s.current_mb = 1024;
+	d = decide(&s, &w, &state);
+	CHECK_EQ(state.windows_below_half, 0);
+
+	/* full windows count */
+	s.current_mb = 2048;
+	w.window_ended_early = false;
+	d = decide(&s, &w, &state);
+	d = decide(&s, &w, &state);
+	CHECK_EQ(state.windows_since_change, 2);
+	CHECK_EQ(state.windows_below_half, 2);
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+}
+
 /* --- say why nothing was done ---------------------------------------- */
 
 static void
@@ -656,11 +741,13 @@ main(void)
 	RUN_TEST(suite, settle_margin_is_twenty_percent);
 	RUN_TEST(suite, settling_needs_two_whole_timed_cycles_at_the_size);
 	RUN_TEST(suite, settling_waits_while_checkpoints_were_forced_at_the_size);
+	RUN_TEST(suite, settling_never_goes_below_the_dbas_value);
 	RUN_TEST(suite, settled_size_keeps_the_peak_reach_clear_of_its_trigger);
 	RUN_TEST(suite, settling_sizes_for_the_cycles_measured_at_the_size);
 	RUN_TEST(suite, settling_waits_for_the_cooldown);
 	RUN_TEST(suite, settling_happens_only_at_window_ends);
 	RUN_TEST(suite, quiet_means_needing_less_than_half);
+	RUN_TEST(suite, windows_ended_early_do_not_count);
 	RUN_TEST(suite, a_decision_to_do_nothing_says_why);
 	return unit_exit_status();
 }

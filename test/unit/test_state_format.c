@@ -27,12 +27,21 @@
 #define OFFSET_POLICY 48
 #define HEADER_BYTES 64
 #define RECORD_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
+#define RECORD_AT 0
 #define RECORD_ACTION 8
 #define RECORD_OLD_MB 16
 #define RECORD_TIMED 40
 #define RECORD_WINDOW 64
 #define RECORD_REASON 72
 #define CHECKSUM_BYTES 8
+
+/*
+ * PostgreSQL's TimestampTz range, MIN_TIMESTAMP <= t < END_TIMESTAMP in
+ * datatype/timestamp.h: 4714-11-24 BC to 294276-12-31 AD, in microseconds
+ * since 2000-01-01.
+ */
+#define FIRST_VALID_TIME INT64_C(-211813488000000000)
+#define FIRST_INVALID_TIME INT64_C(9223371331200000000)
 
 static WalsizerRecord
 numbered_record(int n)
@@ -412,6 +421,29 @@ set_nan_window(unsigned char *buf, size_t *len)
 	put_le(buf + HEADER_BYTES + RECORD_WINDOW, bits, 8);
 }
 
+/* The time of the second record, for expect_rejected(set_record_time). */
+static int64_t record_time;
+
+static void
+set_record_time(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + HEADER_BYTES + RECORD_BYTES + RECORD_AT, (uint64_t) record_time, 8);
+}
+
+/* The reason of the second record, for expect_rejected(set_record_reason). */
+static const char *record_reason;
+
+static void
+set_record_reason(unsigned char *buf, size_t *len)
+{
+	unsigned char *reason = buf + HEADER_BYTES + RECORD_BYTES + RECORD_REASON;
+
+	(void) len;
+	memset(reason, 0, WALSIZER_REASON_LEN);
+	memcpy(reason, record_reason, strlen(record_reason));
+}
+
 static void
 decode_rejects_truncated_file(void)
 {
@@ -503,6 +535,200 @@ decode_rejects_invalid_window_length(void)
 	expect_rejected(set_nan_window, true, "window");
 }
 
+/*
+ * decisions() shows a record's time as a timestamptz, which PostgreSQL
+ * refuses outside its range ("timestamp out of range"): a time outside it,
+ * infinities included, is damage like any other impossible field.
+ */
+static void
+decode_rejects_times_postgresql_cannot_show(void)
+{
+	int64_t		times[] = {FIRST_VALID_TIME - 1, FIRST_INVALID_TIME,
+	INT64_MIN, INT64_MAX};
+
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+	{
+		record_time = times[i];
+		expect_rejected(set_record_time, true, "time is out of range");
+	}
+}
+
+static void
+decode_accepts_the_first_and_last_valid_times(void)
+{
+	int64_t		times[] = {FIRST_VALID_TIME, FIRST_INVALID_TIME - 1, 0, -1};
+
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+	{
+		WalsizerPersistent *state = state_with_records(3);
+		WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+		char		err[128] = "";
+		size_t		len;
+		unsigned char *buf = encode(state, &len);
+
+		record_time = times[i];
+		set_record_time(buf, &len);
+		reseal(buf, len);
+		CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+		CHECK_STR_CONTAINS("", err);
+		if (decoded->history_count == 3)
+			CHECK_EQ(walsizer_history_at(decoded, 1)->at, times[i]);
+		free(buf);
+		free(decoded);
+		free(state);
+	}
+}
+
+/*
+ * A reason is printable ASCII and well-formed UTF-8 characters: control
+ * characters and bytes that are no UTF-8 are damage (or text in another
+ * encoding that walsizer_history_append() would have replaced).
+ */
+static void
+decode_rejects_reasons_that_are_not_valid_text(void)
+{
+	const char *reasons[] = {
+		"grow\x01ing",			/* a control character */
+		"grow\x1b[2Jing",		/* a terminal escape */
+		"grow\ning",				/* a new line */
+		"grow\x7fing",			/* DEL */
+		"grow\xffing",			/* never in UTF-8 */
+		"grow\x80ing",			/* a continuation byte alone */
+		"nicht \xf6" "ffnen",	/* Latin-1 */
+		"cut \xc3",				/* a character cut short */
+		"cut \xe2\x82",
+		"over\xc0\xafong",		/* overlong "/" */
+		"over\xe0\x80\xafong",
+		"surrogate \xed\xa0\x80",	/* U+D800 */
+		"too high \xf4\x90\x80\x80",	/* U+110000 */
+		"too high \xf5\x80\x80\x80",
+	};
+
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+	{
+		record_reason = reasons[i];
+		expect_rejected(set_record_reason, true, "reason is not valid text");
+	}
+}
+
+static void
+decode_accepts_utf8_reasons(void)
+{
+	const char *reasons[] = {
+		"",
+		"ALTER SYSTEM failed: konnte Datei \xc2\xbbpostgresql.auto.conf\xc2\xab nicht \xc3\xb6" "ffnen",
+		"\xe2\x82\xac \xed\x9f\xbf \xee\x80\x80 \xef\xbf\xbd",	/* 3 bytes, around the surrogates */
+		"\xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",	/* 4 bytes, up to U+10FFFF */
+	};
+
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++)
+	{
+		WalsizerPersistent *state = state_with_records(3);
+		WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+		char		err[128] = "";
+		size_t		len;
+		unsigned char *buf = encode(state, &len);
+
+		record_reason = reasons[i];
+		set_record_reason(buf, &len);
+		reseal(buf, len);
+		CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+		CHECK_STR_CONTAINS("", err);
+		if (decoded->history_count == 3)
+			CHECK_STR_CONTAINS(walsizer_history_at(decoded, 1)->reason, reasons[i]);
+		free(buf);
+		free(decoded);
+		free(state);
+	}
+}
+
+/*
+ * The writer never produces what the reader rejects, or a restart would
+ * lose the whole state (the DBA's max_wal_size with it).  A translated
+ * server message can bring in any bytes, and a copy into the reason's
+ * fixed length can cut a character in two.
+ */
+typedef struct AppendCase
+{
+	const char *given;
+	const char *kept;
+} AppendCase;
+
+static void
+history_append_keeps_only_what_the_decoder_accepts(void)
+{
+	char		cut[WALSIZER_REASON_LEN];
+	char		cut_kept[WALSIZER_REASON_LEN];
+	AppendCase	cases[] = {
+		{"plain ASCII stays", "plain ASCII stays"},
+		{"UTF-8 stays: \xc3\xb6" "ffnen \xe2\x82\xac", "UTF-8 stays: \xc3\xb6" "ffnen \xe2\x82\xac"},
+		{"line one\nline\ttwo\x1b", "line one line two "},
+		/* not UTF-8 at all: another encoding, where no byte can be kept */
+		{"Latin-1: nicht \xf6" "ffnen \xbb\xab", "Latin-1: nicht ?ffnen ??"},
+		{"mixed: \xc3\xb6 \xf6", "mixed: ?? ?"},
+		{cut, cut_kept},
+	};
+
+	/* a UTF-8 character cut in two by the end of the reason */
+	memset(cut, 'c', sizeof(cut));
+	memcpy(cut + WALSIZER_REASON_LEN - 3, "\xe2\x82\xac", 3);
+	memcpy(cut_kept, cut, WALSIZER_REASON_LEN - 3);
+	cut_kept[WALSIZER_REASON_LEN - 3] = '\0';
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		WalsizerPersistent *state = calloc(1, sizeof(WalsizerPersistent));
+		WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+		WalsizerRecord rec = numbered_record(1);
+		char		err[128] = "";
+		size_t		given_len = 0;
+		size_t		len;
+		unsigned char *buf;
+
+		while (given_len < WALSIZER_REASON_LEN && cases[i].given[given_len] != '\0')
+			given_len++;
+		memset(rec.reason, 0, sizeof(rec.reason));
+		memcpy(rec.reason, cases[i].given, given_len);
+		walsizer_history_append(state, &rec);
+		CHECK_STR_CONTAINS(walsizer_history_at(state, 0)->reason, cases[i].kept);
+		CHECK_EQ(strlen(walsizer_history_at(state, 0)->reason), strlen(cases[i].kept));
+		buf = encode(state, &len);
+		CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+		CHECK_STR_CONTAINS("", err);
+		free(buf);
+		free(decoded);
+		free(state);
+	}
+}
+
+/* Likewise a time: GetCurrentTimestamp() never gives one out of range. */
+static void
+history_append_keeps_times_in_range(void)
+{
+	int64_t		times[] = {INT64_MIN, INT64_MAX, FIRST_VALID_TIME - 1,
+	FIRST_INVALID_TIME};
+	int64_t		kept[] = {FIRST_VALID_TIME, FIRST_INVALID_TIME - 1,
+	FIRST_VALID_TIME, FIRST_INVALID_TIME - 1};
+
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
+	{
+		WalsizerPersistent *state = calloc(1, sizeof(WalsizerPersistent));
+		WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+		WalsizerRecord rec = numbered_record(1);
+		size_t		len;
+		unsigned char *buf;
+
+		rec.at = times[i];
+		walsizer_history_append(state, &rec);
+		CHECK_EQ(walsizer_history_at(state, 0)->at, kept[i]);
+		buf = encode(state, &len);
+		CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+		free(buf);
+		free(decoded);
+		free(state);
+	}
+}
+
 static void
 decode_rejects_empty_and_missing_buffers(void)
 {
@@ -540,6 +766,12 @@ main(void)
 	RUN_TEST(suite, decode_rejects_negative_counts);
 	RUN_TEST(suite, decode_accepts_change_pending_in_current_window);
 	RUN_TEST(suite, decode_rejects_invalid_window_length);
+	RUN_TEST(suite, decode_rejects_times_postgresql_cannot_show);
+	RUN_TEST(suite, decode_accepts_the_first_and_last_valid_times);
+	RUN_TEST(suite, decode_rejects_reasons_that_are_not_valid_text);
+	RUN_TEST(suite, decode_accepts_utf8_reasons);
+	RUN_TEST(suite, history_append_keeps_only_what_the_decoder_accepts);
+	RUN_TEST(suite, history_append_keeps_times_in_range);
 	RUN_TEST(suite, decode_rejects_empty_and_missing_buffers);
 	return unit_exit_status();
 }

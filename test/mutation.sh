@@ -1,0 +1,279 @@
+#!/bin/bash
+# test/mutation.sh - mutation check of pg_walsizer's pure modules.
+#
+#   make mutation                          (or: test/mutation.sh [LIST])
+#   test/mutation.sh --check [LIST]        only check that the list applies
+#
+# Applies each mutation of test/mutations.txt, one at a time, to a fresh
+# copy of the tree (src/, test/pure.mk, test/unit, test/sim, test/fuzz),
+# builds it and runs make unit, sim and fuzz-smoke there.  A mutant is
+# killed when one of them fails (or hangs past MUTATION_TIMEOUT); it
+# survives when all pass, which means no test notices that change of
+# behaviour.  Prints the score (killed / killed + survived) and every
+# survivor, and exits 1 when the score is below MUTATION_MIN_SCORE.
+#
+# A mutation whose original text is no longer in its file (or is there
+# more than once with no occurrence given) is an ERROR, and one that does
+# not compile is INVALID: both make the run exit 2, because the list needs
+# fixing, not the tests.  Before any mutant, the unmutated copy must pass.
+#
+# Adding a mutation: append a block to test/mutations.txt (its header
+# describes the fields), e.g.
+#
+#	id: P99
+#	file: src/policy.c
+#	what: the cooldown is one window shorter
+#	from: if (c->d->state.windows_since_change >= c->cooldown)
+#	to: if (c->d->state.windows_since_change + 1 >= c->cooldown)
+#
+# then run MUTATION_ONLY=P99 make mutation.  Prefer mutations that change
+# behaviour a user could see; one that cannot (an equivalent mutant) only
+# lowers the score, so replace it.  A survivor calls for a test that
+# kills it, not for deleting the mutation.
+#
+# Environment:
+#   MUTATION_JOBS       mutants built and tested at once (2)
+#   MUTATION_MIN_SCORE  lowest passing score, in percent (90)
+#   MUTATION_FUZZ_RUNS  FUZZ_RUNS for each mutant's fuzz-smoke (10000)
+#   MUTATION_TIMEOUT    seconds one suite may run before the mutant counts
+#                       as killed by a hang (300)
+#   MUTATION_ONLY       a Perl regular expression: only the ids it matches
+#   MUTATION_KEEP       set: keep the scratch directory
+#   CC, FUZZ_CC, PROVE  as make passes them (test/pure.mk's defaults else)
+#
+# Unit and sim tests run without sanitizers, for speed; the fuzzers keep
+# theirs.  Nothing is cached between mutants: each one is a clean build.
+
+set -u
+# make mutation's own flags and variables must not reach the copies' makes
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+
+script=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+top=$(dirname "$(dirname "$script")")
+check_only=
+if [ "${1:-}" = "--check" ]; then
+	check_only=1
+	shift
+fi
+list=${1:-$top/test/mutations.txt}
+jobs=${MUTATION_JOBS:-2}
+min_score=${MUTATION_MIN_SCORE:-90}
+fuzz_runs=${MUTATION_FUZZ_RUNS:-10000}
+suite_timeout=${MUTATION_TIMEOUT:-300}
+
+# The files mutations may change: the pure modules only.
+pure_modules="src/policy.c src/measure.c src/state_format.c src/size_owner.c"
+
+# make in a copy: test/pure.mk alone, sanitizer-free unit and sim builds.
+pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs"
+	${CC:+CC="$CC"} ${FUZZ_CC:+FUZZ_CC="$FUZZ_CC"} ${PROVE:+PROVE="$PROVE"})
+
+# Copies what the pure tests need from directory $1 into directory $2.
+copy_tree() {
+	mkdir -p "$2" &&
+		(cd "$1" && tar -cf - --exclude=test/build \
+			src test/pure.mk test/unit test/sim test/fuzz) | tar -C "$2" -xf -
+}
+
+# Builds and tests the copy in the current directory, one suite after the
+# other, stopping at the first that fails.  Prints "pass", "invalid" (it
+# does not build) or the suite that failed; logs to $1.
+build_and_test() {
+	local log=$1 suite programs test
+
+	for suite in unit sim fuzz-smoke; do
+		case $suite in
+			unit)
+				programs=
+				for test in test/unit/test_*.c; do
+					programs="$programs test/build/unit/$(basename "$test" .c)"
+				done
+				;;
+			sim) programs=test/build/sim/walsizer_sim ;;
+			fuzz-smoke) programs="test/build/fuzz/fuzz_policy test/build/fuzz/fuzz_state" ;;
+		esac
+		# shellcheck disable=SC2086 # a list of make targets
+		if ! "${pure_make[@]}" $programs >>"$log" 2>&1; then
+			echo invalid
+			return
+		fi
+		timeout --kill-after=10 "$suite_timeout" "${pure_make[@]}" "$suite" \
+			>>"$log" 2>&1
+		case $? in
+			0) ;;
+			124 | 137) echo "$suite (timeout)"; return ;;
+			*) echo "$suite"; return ;;
+		esac
+	done
+	echo pass
+}
+
+# Applies mutation directory $1 (file, from, to, occurrence) to the copy
+# in the current directory; perl does the exact, literal replacement.
+apply_mutation() {
+	perl -e '
+		my ($dir) = @ARGV;
+		sub slurp { local $/; open(my $f, "<", $_[0]) or die "$_[0]: $!\n"; my $s = <$f>; return $s; }
+		my ($file, $from, $to, $nth) = map { slurp("$dir/$_") } qw(file from to occurrence);
+		my $text = slurp($file);
+		my $at = -1;
+		for (1 .. $nth) { $at = index($text, $from, $at + 1); die "gone\n" if $at < 0; }
+		substr($text, $at, length($from)) = $to;
+		open(my $out, ">", $file) or die "$file: $!\n";
+		print $out $text;
+		close($out) or die "$file: $!\n";
+	' "$1"
+}
+
+# --- one mutant (run by xargs) ---------------------------------------------
+
+if [ "${1:-}" = "--run-one" ]; then
+	mutant=$2 work=$3
+	id=$(basename "$mutant")
+	copy=$work/trees/$id
+	copy_tree "$work/snapshot" "$copy" || { echo error >"$work/results/$id"; exit 0; }
+	cd "$copy" || exit 0
+	if ! apply_mutation "$mutant" 2>"$work/logs/$id.log"; then
+		result=error
+	else
+		result=$(build_and_test "$work/logs/$id.log")
+	fi
+	echo "$result" >"$work/results/$id"
+	case $result in
+		pass) printf '  survived  %s\n' "$id" ;;
+		invalid | error)
+			printf '  %-8s  %s\n' "$result" "$id"
+			grep -m 3 -E 'error|gone' "$work/logs/$id.log" | sed 's/^/            /'
+			;;
+		*) printf '  killed    %s by %s\n' "$id" "$result" ;;
+	esac
+	[ -n "${MUTATION_KEEP:-}" ] || rm -rf "$copy"
+	exit 0
+fi
+
+# --- the whole run -----------------------------------------------------------
+
+start=$(date +%s)
+work=$(mktemp -d "${TMPDIR:-/tmp}/walsizer-mutation.XXXXXX") || exit 2
+mkdir -p "$work/mutants" "$work/trees" "$work/results" "$work/logs"
+[ -n "${MUTATION_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+
+# One snapshot of the tree for the whole run: edits made meanwhile do not
+# reach some mutants and not others.
+copy_tree "$top" "$work/snapshot" || exit 2
+
+# Parse the list into one directory per mutation, checking that each
+# applies to the snapshot: a stale mutation is an error.
+perl -e '
+	my ($list, $out, $top, $only, @modules) = @ARGV;
+	my %module = map { $_ => 1 } @modules;
+	my (@blocks, $block, %seen, $errors);
+	open(my $in, "<", $list) or die "mutation: $list: $!\n";
+	while (my $line = <$in>) {
+		chomp $line;
+		next if $line =~ /^#/;
+		if ($line =~ /^\s*$/) { undef $block; next; }
+		my ($key, $value) = $line =~ /^(\w+): ?(.*?)\s*$/
+			or die "mutation: $list:$.: not \"key: value\": $line\n";
+		push @blocks, ($block = { line => $. }) unless $block;
+		die "mutation: $list:$.: $key given twice\n" if exists $block->{$key};
+		$block->{$key} = $value;
+	}
+	sub unescape { my $s = shift; $s =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge; return $s; }
+	sub error { my ($b, $msg) = @_; print "ERROR ", ($b->{id} // "line $b->{line}"), ": $msg\n"; $errors++; }
+	for my $b (@blocks) {
+		my @missing = grep { !exists $b->{$_} } qw(id file what from to);
+		if (@missing) { error($b, "no " . join(", ", @missing)); next; }
+		if ($seen{$b->{id}}++) { error($b, "id used twice"); next; }
+		if ($b->{id} !~ /^[\w.-]+$/) { error($b, "id has odd characters"); next; }
+		if (!$module{$b->{file}}) { error($b, "$b->{file} is not a pure module"); next; }
+		my ($from, $to) = (unescape($b->{from}), unescape($b->{to}));
+		if ($from eq "" || $from eq $to) { error($b, "from is empty or equal to to"); next; }
+		open(my $src, "<", "$top/$b->{file}") or do { error($b, "$b->{file}: $!"); next; };
+		my $text = do { local $/; <$src> };
+		my ($count, $at) = (0, -1);
+		$count++ while ($at = index($text, $from, $at + 1)) >= 0;
+		my $nth = $b->{occurrence} // ($count == 1 ? 1 : 0);
+		if ($count == 0) { error($b, "the original text is no longer in $b->{file}: $b->{from}"); next; }
+		if ($nth !~ /^[1-9]\d*$/) { error($b, "the original text occurs $count times in $b->{file}: give an occurrence"); next; }
+		if ($nth > $count) { error($b, "occurrence $nth, but the original text occurs $count times"); next; }
+		next if $only ne "" && $b->{id} !~ /$only/;
+		my $dir = "$out/$b->{id}";
+		mkdir $dir or die "mutation: $dir: $!\n";
+		for (["file", $b->{file}], ["what", $b->{what}], ["from", $from],
+			 ["to", $to], ["occurrence", $nth]) {
+			open(my $f, ">", "$dir/$_->[0]") or die "mutation: $dir: $!\n";
+			print $f $_->[1];
+			close($f);
+		}
+	}
+	exit($errors ? 2 : 0);
+' "$list" "$work/mutants" "$work/snapshot" "${MUTATION_ONLY:-}" $pure_modules
+parsed=$?
+if [ $parsed -ne 0 ]; then
+	echo "mutation: fix test/mutations.txt first" >&2
+	exit 2
+fi
+total=$(find "$work/mutants" -mindepth 1 -maxdepth 1 | wc -l)
+if [ -n "$check_only" ]; then
+	echo "mutation: $total mutations apply"
+	exit 0
+fi
+if [ "$total" -eq 0 ]; then
+	echo "mutation: no mutations selected" >&2
+	exit 2
+fi
+
+echo "mutation: the unmutated tree"
+(
+	copy_tree "$work/snapshot" "$work/trees/baseline" && cd "$work/trees/baseline" &&
+		build_and_test "$work/logs/baseline.log"
+) >"$work/results/baseline"
+if [ "$(cat "$work/results/baseline")" != pass ]; then
+	echo "mutation: the unmutated tree fails ($(cat "$work/results/baseline")); see:" >&2
+	tail -n 30 "$work/logs/baseline.log" >&2
+	trap - EXIT
+	echo "mutation: scratch directory kept: $work" >&2
+	exit 2
+fi
+rm -rf "$work/trees/baseline"
+
+echo "mutation: $total mutants, $jobs at a time, FUZZ_RUNS=$fuzz_runs"
+find "$work/mutants" -mindepth 1 -maxdepth 1 | sort |
+	xargs -P "$jobs" -I{} bash "$script" --run-one {} "$work"
+
+killed=0 survived=0 broken=0
+survivors=""
+for mutant in $(find "$work/mutants" -mindepth 1 -maxdepth 1 | sort); do
+	id=$(basename "$mutant")
+	result=$(cat "$work/results/$id" 2>/dev/null || echo error)
+	case $result in
+		pass)
+			survived=$((survived + 1))
+			survivors="$survivors$(printf '  %-6s %-20s %s' "$id" "$(cat "$mutant/file")" "$(cat "$mutant/what")")
+"
+			;;
+		invalid | error) broken=$((broken + 1)) ;;
+		*) killed=$((killed + 1)) ;;
+	esac
+done
+
+scored=$((killed + survived))
+echo
+echo "mutation: $((($(date +%s) - start))) s"
+if [ $scored -gt 0 ]; then
+	echo "mutation score: $killed/$scored killed ($((killed * 100 / scored)) %, at least $min_score % needed)"
+fi
+if [ $survived -gt 0 ]; then
+	echo "surviving mutants (no test noticed them):"
+	printf '%s' "$survivors"
+fi
+if [ $broken -gt 0 ]; then
+	echo "mutation: $broken mutants did not apply or did not build; fix test/mutations.txt" >&2
+	[ -z "${MUTATION_KEEP:-}" ] || echo "mutation: logs in $work/logs" >&2
+	exit 2
+fi
+if [ $((killed * 100)) -lt $((min_score * scored)) ]; then
+	exit 1
+fi
+exit 0
