@@ -345,6 +345,37 @@ a_counter_reset_marks_the_window(void)
 	CHECK(!m.counters_reset);
 }
 
+/*
+ * A statistics reset whose counters, by the next sample, are back at or
+ * past their old values (a reset at small counts, then a few checkpoints)
+ * shows only in its timestamp.  Across it, "now minus window start" is no
+ * count of anything, so the window must still be marked as reset and
+ * count no checkpoints rather than a made-up difference.
+ */
+static void
+a_counter_reset_is_seen_in_its_timestamp_alone(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.timed = 1;
+	s.requested = 1;
+	walsizer_measure_start(&ms, &s, &set);
+	/* reset, then one timed and two requested checkpoints within 10 s */
+	s.at_us += 10 * SECOND;
+	s.insert_lsn += 10 * BYTES_PER_MB;
+	s.timed = 1;
+	s.requested = 2;
+	s.counters_reset_at = 8;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK(m.counters_reset);
+	CHECK_EQ(m.requested, 0);
+	CHECK_EQ(m.timed, 0);
+	CHECK_EQ(m.wal_forced, 0);
+}
+
 static void
 recent_rate_needs_two_seconds_then_takes_the_higher_span(void)
 {
@@ -370,6 +401,43 @@ recent_rate_needs_two_seconds_then_takes_the_higher_span(void)
 	CHECK(m.recent_rate_valid);
 	/* the last two seconds, not the five-second average of 4.6 MB/s */
 	CHECK_CMP(m.recent_rate, ==, 10 * BYTES_PER_MB);
+}
+
+/*
+ * The recent rate rests on at least three samples, two intervals: with
+ * walsizer.sample_interval at 2 or 3 s, two samples already span the two
+ * seconds it also needs, but a single interval is one reading, and one
+ * burst in it (a COPY finishing, the images right after a checkpoint)
+ * would pass for the load the policy sizes for.
+ */
+static void
+recent_rate_needs_three_samples_with_slow_sampling(void)
+{
+	static const int interval_ms[] = {2000, 3000};
+
+	for (size_t i = 0; i < sizeof(interval_ms) / sizeof(interval_ms[0]); i++)
+	{
+		WalsizerMeasureSettings set = settings_30s();
+		WalsizerSample s = first_sample();
+		int64_t		interval_us = (int64_t) interval_ms[i] * 1000;
+		WalsizerMeasurements m;
+
+		set.sample_interval_ms = interval_ms[i];
+		walsizer_measure_start(&ms, &s, &set);
+		s.at_us += interval_us;
+		s.insert_lsn += 100 * BYTES_PER_MB;
+		walsizer_measure_add(&ms, &s, &set);
+		walsizer_measure_get(&ms, false, true, &set, &m);
+		CHECK(!m.recent_rate_valid);
+		CHECK_UEQ(m.reach_bytes, 0);
+
+		s.at_us += interval_us;
+		s.insert_lsn += 100 * BYTES_PER_MB;
+		walsizer_measure_add(&ms, &s, &set);
+		walsizer_measure_get(&ms, false, true, &set, &m);
+		CHECK(m.recent_rate_valid);
+		CHECK_RATE(m.recent_rate, 100.0 * 1000 / interval_ms[i]);
+	}
 }
 
 static void
@@ -427,6 +495,34 @@ peak_rate_forgets_a_burst_older_than_the_horizon(void)
 	}
 	walsizer_measure_get(&ms, false, true, &set, &m);
 	CHECK_CMP(m.peak_rate, ==, 1 * BYTES_PER_MB);
+}
+
+/*
+ * Samples further apart than the horizon (a worker held up, a suspended
+ * machine) leave the history with the two points around the gap, not one:
+ * the WAL written across the gap is still a rate, and a history with no
+ * rate would read as an idle server.  400 MB in 200 s, horizon 120 s.
+ */
+static void
+a_gap_longer_than_the_horizon_still_gives_a_peak_rate(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	walsizer_measure_start(&ms, &s, &set);
+	for (int i = 0; i < 10; i++)
+	{
+		write_for_one_second(&s, 1);
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	s.at_us += 200 * SECOND;
+	s.insert_lsn += 400 * BYTES_PER_MB;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_EQ(ms.history.count, 2);
+	CHECK(m.peak_covers_cycle);
+	CHECK_RATE(m.peak_rate, 2);
 }
 
 static void
@@ -1027,10 +1123,13 @@ main(void)
 	RUN_TEST(suite, a_forced_checkpoint_reported_after_the_window_counts_in_the_next);
 	RUN_TEST(suite, forced_checkpoints_at_a_size_not_ours_do_not_count_since_change);
 	RUN_TEST(suite, a_counter_reset_marks_the_window);
+	RUN_TEST(suite, a_counter_reset_is_seen_in_its_timestamp_alone);
 	RUN_TEST(suite, recent_rate_needs_two_seconds_then_takes_the_higher_span);
+	RUN_TEST(suite, recent_rate_needs_three_samples_with_slow_sampling);
 	RUN_TEST(suite, peak_rate_is_the_worst_whole_cycle);
 	RUN_TEST(suite, peak_rate_before_a_whole_cycle_is_the_average_so_far);
 	RUN_TEST(suite, peak_rate_forgets_a_burst_older_than_the_horizon);
+	RUN_TEST(suite, a_gap_longer_than_the_horizon_still_gives_a_peak_rate);
 	RUN_TEST(suite, a_size_change_restarts_the_peak_history);
 	RUN_TEST(suite, history_thins_to_cover_the_horizon_with_fast_samples);
 	RUN_TEST(suite, timed_checkpoint_clock_starts_at_the_last_redo_move);

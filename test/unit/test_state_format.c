@@ -24,6 +24,7 @@
 #define OFFSET_VERSION 4
 #define OFFSET_COUNT 8
 #define OFFSET_BASELINE 16
+#define OFFSET_DECISIONS_TOTAL 40
 #define OFFSET_POLICY 48
 #define HEADER_BYTES 64
 #define RECORD_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
@@ -361,6 +362,22 @@ set_negative_action(unsigned char *buf, size_t *len)
 }
 
 static void
+set_action_none(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + HEADER_BYTES + RECORD_BYTES + RECORD_ACTION,
+		   WALSIZER_ACTION_NONE, 4);
+}
+
+/* The image holds three records: two decisions cannot have made them. */
+static void
+claim_fewer_decisions_than_records(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_DECISIONS_TOTAL, 2, 8);
+}
+
+static void
 unterminate_reason(unsigned char *buf, size_t *len)
 {
 	(void) len;
@@ -487,6 +504,29 @@ decode_rejects_unknown_action(void)
 {
 	expect_rejected(set_unknown_action, true, "unknown action");
 	expect_rejected(set_negative_action, true, "unknown action");
+}
+
+/*
+ * Only a decision that did something is recorded (walsizer_act() returns
+ * before recording one whose action is "none"), so a record saying "none"
+ * was not written by walsizer and the file cannot be trusted.
+ */
+static void
+decode_rejects_a_record_of_no_action(void)
+{
+	expect_rejected(set_action_none, true, "unknown action");
+}
+
+/*
+ * Every record is a decision, and decisions_total counts them all,
+ * overwritten ones included: it can be larger than the record count, but
+ * a file that holds more records than decisions contradicts itself.
+ */
+static void
+decode_rejects_more_records_than_decisions(void)
+{
+	expect_rejected(claim_fewer_decisions_than_records, true,
+					"fewer decisions than records");
 }
 
 static void
@@ -761,6 +801,8 @@ main(void)
 	RUN_TEST(suite, decode_rejects_bad_checksum);
 	RUN_TEST(suite, decode_rejects_record_count_that_does_not_match_length);
 	RUN_TEST(suite, decode_rejects_unknown_action);
+	RUN_TEST(suite, decode_rejects_a_record_of_no_action);
+	RUN_TEST(suite, decode_rejects_more_records_than_decisions);
 	RUN_TEST(suite, decode_rejects_unterminated_reason);
 	RUN_TEST(suite, decode_rejects_impossible_sizes);
 	RUN_TEST(suite, decode_rejects_negative_counts);
