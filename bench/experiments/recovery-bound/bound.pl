@@ -1,9 +1,10 @@
-# walsizer.max_recovery_time = 5s under the benchmark's steady load (issue
-# 13): five SIGKILLs of the whole server at random points of the checkpoint
-# cycle, each timed from the restart to the moment the server accepts
-# connections again; the bound holds if every one is back within 6 s and the
-# size pg_walsizer chose stays under the recovery-time cap.  Run at two load
-# levels (pgbench clients, BOUND_CLIENTS), each on a fresh cluster.
+# walsizer.max_recovery_time = 5s (BOUND_SECONDS) under the benchmark's
+# steady load (issue 13): five (BOUND_KILLS) SIGKILLs of the whole server
+# at random points of the checkpoint cycle, each timed from the restart to
+# the moment the server accepts connections again.  The bound holds if
+# every one is back within the bound plus 1 s and the size pg_walsizer
+# chose stays under the recovery-time cap.  Run at two load levels
+# (pgbench clients, BOUND_CLIENTS), each on a fresh cluster.
 #
 # Not part of the CI matrix (about 6 minutes per level): run it with the
 # extension installed, as the server's user, from the source tree:
@@ -23,7 +24,7 @@ use WalsizerTest;
 
 my @levels = split ' ', ($ENV{BOUND_CLIENTS} // '4 8');
 my $kills = $ENV{BOUND_KILLS} // 5;
-my $bound_s = 5;
+my $bound_s = $ENV{BOUND_SECONDS} // 5;    # walsizer.max_recovery_time
 my $out = $ENV{BOUND_OUT} // 'tmp_check/recovery-bound.csv';
 my $seed = $ENV{BOUND_SEED} // time;
 srand($seed);
