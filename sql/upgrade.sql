@@ -39,3 +39,23 @@ CREATE EXTENSION pg_walsizer;
 SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
 SELECT pg_get_function_result('walsizer.status'::regproc) = result AS same_as_fresh
   FROM updated;
+
+-- 1.1 keeps working with this library (44 status() columns, 7 of
+-- recommend()), and ALTER EXTENSION UPDATE brings it to 1.2
+DROP EXTENSION pg_walsizer;
+CREATE EXTENSION pg_walsizer VERSION '1.1';
+SELECT array_length(p.proallargtypes, 1) AS status_columns
+  FROM pg_proc p WHERE p.oid = 'walsizer.status'::regproc;
+SELECT record_rate_bytes_per_s >= 0 AS has_1_1_columns FROM walsizer.status();
+SELECT action IS NOT NULL AS recommends FROM walsizer.recommend();
+ALTER EXTENSION pg_walsizer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT estimated_recovery_s > 0 AS has_estimate,
+       replay_rate_bytes_per_s > 0 AS has_rate,
+       replay_rate_source IN ('assumed', 'measured', 'setting') AS source_known
+  FROM walsizer.status();
+SELECT cap_source IN ('walsizer.max', 'disk', 'recovery_time') AS cap_source_known,
+       estimated_recovery_s > 0 AS has_estimate
+  FROM walsizer.recommend();
+SELECT has_function_privilege('pg_monitor', 'walsizer.recommend()', 'EXECUTE') AS monitor_may,
+       has_function_privilege('public', 'walsizer.recommend()', 'EXECUTE') AS public_may;

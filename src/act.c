@@ -25,6 +25,7 @@
 #include "act.h"
 #include "apply_setting.h"
 #include "record.h"
+#include "recovery_time.h"
 #include "shared_state.h"
 #include "size_units.h"
 #include "walsizer.h"
@@ -49,6 +50,20 @@ act_verb(WalsizerAction action)
 	}
 }
 
+/* The two ways out of a cap, named for the limit that set it. */
+static int
+act_capped_hint(const WalsizerDecision *d)
+{
+	WalsizerReplayRateSource source;
+	double		rate = walsizer_replay_rate(&source);
+
+	if (d->cap_source == WALSIZER_CAP_RECOVERY_TIME)
+		return errhint("Allow a longer crash recovery (walsizer.max_recovery_time is %d s), or put the data directory on faster storage: crash recovery replays %.0f MB/s (%s).",
+					   walsizer_max_recovery_time_s, rate / BYTES_PER_MB,
+					   walsizer_replay_rate_source_name(source));
+	return errhint("Add space to the WAL volume or raise walsizer.max.");
+}
+
 static void
 act_log_change(const WalsizerDecision *d, const WalsizerMeasurements *m)
 {
@@ -62,8 +77,7 @@ act_log_change(const WalsizerDecision *d, const WalsizerMeasurements *m)
 					   (long long) m->requested, (long long) m->timed,
 					   (unsigned long long) (m->wal_bytes / BYTES_PER_MB),
 					   d->reason),
-			 d->action == WALSIZER_ACTION_CAPPED ?
-			 errhint("Add space to the WAL volume or raise walsizer.max.") : 0));
+			 d->action == WALSIZER_ACTION_CAPPED ? act_capped_hint(d) : 0));
 }
 
 /*
@@ -219,7 +233,7 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 						(long long) d->cap_mb),
 				 errdetail("The WAL load needs %lld MB; %s.",
 						   (long long) d->needed_mb, d->reason),
-				 errhint("Add space to the WAL volume or raise walsizer.max.")));
+				 act_capped_hint(d)));
 		walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
 		return false;
 	}

@@ -50,6 +50,8 @@ int			walsizer_shrink_after = 12;
 int			walsizer_cooldown = 1;
 double		walsizer_disk_fraction = 0.5;
 int			walsizer_debug_apply_delay_ms = 0;
+int			walsizer_max_recovery_time_s = 300;
+int			walsizer_replay_rate_mb_s = 0;
 
 static void
 define_settings(void)
@@ -125,6 +127,18 @@ define_settings(void)
 							 "The space counted is what pg_wal holds plus the free space of its filesystem.",
 							 &walsizer_disk_fraction, 0.5, 0.01, 1.0,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.max_recovery_time",
+							"Longest crash recovery the max_wal_size pg_walsizer sets may cause.",
+							"0 puts no bound. The worst case replays about max_wal_size of WAL at the replay rate.",
+							&walsizer_max_recovery_time_s, 300, 0, 7 * 24 * 3600,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("walsizer.replay_rate",
+							"WAL replayed per second of a crash recovery, in MB, for walsizer.max_recovery_time.",
+							"0 uses the slowest of the last crash recoveries pg_walsizer measured, and a conservative assumed rate before any.",
+							&walsizer_replay_rate_mb_s, 0, 0, 1000000,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	/*
 	 * For the tests only, hidden from SHOW ALL and the sample file: widens

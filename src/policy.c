@@ -21,6 +21,14 @@
  * slowly when the load has needed less than half the current size for a
  * long time, and never leaves [floor, cap] when it changes anything.
  *
+ * The cap is the lowest of walsizer.max, the disk's share of the WAL volume
+ * and the largest size whose crash recovery fits walsizer.max_recovery_time
+ * (walsizer_recovery_cap_mb()).  A cap below a size walsizer set brings it
+ * down at once, but never below the DBA's own value: that is a choice the
+ * DBA made, recovery time included.  Only a disk's share below the size
+ * goes lower (to the cap, walsizer.max when that is lower still), since a
+ * full pg_wal is a PANIC.
+ *
  * walsizer_decide() is a pipeline of named steps over one DecideContext.
  * It first derives what every rule works with (the limits, what the load
  * needs, the projection to the next timed checkpoint), then tries the rules
@@ -387,6 +395,10 @@ typedef struct DecideContext
 	int64_t		current_mb;		/* max_wal_size now, within [0, limit] */
 	int			cooldown;		/* window ends between changes, >= 1 */
 	int64_t		cap_mb;			/* effective cap, whole segments */
+	int64_t		cap_without_recovery_mb;	/* walsizer.max and the disk's
+											 * share alone, whole segments:
+											 * as far as PROTECT may go
+											 * below the DBA's value */
 	int64_t		floor_mb;		/* effective floor, whole segments, <= cap */
 	double		sizing_rate;	/* bytes/s: worst rate of horizon and window */
 	int64_t		needed_mb;		/* what sizing_rate needs, 0 when unknown */
@@ -449,27 +461,57 @@ start_decision(DecideContext *c, const WalsizerSettings *s,
 	d->action = WALSIZER_ACTION_NONE;
 }
 
+/* A limit as a cap: whole segments, rounded down, at least the minimum. */
+static int64_t
+cap_in_segments(int64_t limit_mb, int64_t seg_mb)
+{
+	int64_t		cap = round_down_to_segment(limit_mb, seg_mb);
+
+	return cap < MIN_SIZE_SEGMENTS * seg_mb ? MIN_SIZE_SEGMENTS * seg_mb : cap;
+}
+
 /*
- * The effective cap: walsizer.max, or the disk's share of the WAL volume
- * when that is lower (and known).  Rounded down to whole segments, and
+ * The effective cap: the lowest of walsizer.max, the disk's share of the
+ * WAL volume (when known) and the recovery-time bound (when set); on a tie
+ * the first of them is its source.  Rounded down to whole segments, and
  * never below max_wal_size's own minimum.
  */
 static void
 compute_cap(DecideContext *c)
 {
-	int64_t		cap = c->s->max_mb;
+	const WalsizerSettings *s = c->s;
+	int64_t		cap = s->max_mb;
 
 	c->d->cap_source = WALSIZER_CAP_SETTING;
-	if (c->s->disk_cap_mb > 0 && c->s->disk_cap_mb < cap)
+	if (s->disk_cap_mb > 0 && s->disk_cap_mb < cap)
 	{
-		cap = c->s->disk_cap_mb;
+		cap = s->disk_cap_mb;
 		c->d->cap_source = WALSIZER_CAP_DISK;
 	}
-	cap = round_down_to_segment(cap, c->seg_mb);
-	if (cap < MIN_SIZE_SEGMENTS * c->seg_mb)
-		cap = MIN_SIZE_SEGMENTS * c->seg_mb;
-	c->cap_mb = cap;
-	c->d->cap_mb = cap;
+	c->cap_without_recovery_mb = cap_in_segments(cap, c->seg_mb);
+	if (s->recovery_cap_mb > 0 && s->recovery_cap_mb < cap)
+	{
+		cap = s->recovery_cap_mb;
+		c->d->cap_source = WALSIZER_CAP_RECOVERY_TIME;
+	}
+	c->cap_mb = cap_in_segments(cap, c->seg_mb);
+	c->d->cap_mb = c->cap_mb;
+}
+
+/* How a reason names the source of the cap. */
+static const char *
+cap_source_name(WalsizerCapSource source)
+{
+	switch (source)
+	{
+		case WALSIZER_CAP_DISK:
+			return "disk";
+		case WALSIZER_CAP_RECOVERY_TIME:
+			return "recovery_time";
+		case WALSIZER_CAP_SETTING:
+			break;
+	}
+	return "walsizer.max";
 }
 
 /*
@@ -618,32 +660,48 @@ count_window_end(DecideContext *c)
  * Protect the WAL volume.  Running out of space in pg_wal is a PANIC, far
  * worse than checkpoints, so a disk cap below the current size wins over
  * everything, cooldown, floor and counter resets included: lower the size
- * to the cap, with a warning.
+ * to the cap, with a warning.  When the recovery-time bound is the cap,
+ * the size goes no lower for it than the DBA's own value, as in
+ * step_follow_lowered_max(); the disk's share and walsizer.max still do.
  */
 static bool
 step_protect_wal_volume(DecideContext *c)
 {
 	int64_t		disk_mb;
+	int64_t		target = c->cap_mb;
 
 	if (c->s->disk_cap_mb <= 0 || c->current_mb <= c->cap_mb)
 		return false;
 	disk_mb = round_down_to_segment(c->s->disk_cap_mb, c->seg_mb);
 	if (c->current_mb <= disk_mb)
 		return false;
+	if (c->d->cap_source == WALSIZER_CAP_RECOVERY_TIME)
+	{
+		int64_t		dba_mb = round_up_to_segment(c->s->baseline_mb, c->seg_mb);
 
-	note_change(c, WALSIZER_ACTION_PROTECT, c->cap_mb);
+		if (target < dba_mb)
+			target = dba_mb < c->cap_without_recovery_mb ?
+				dba_mb : c->cap_without_recovery_mb;
+		if (target >= c->current_mb)
+			return false;
+	}
+
+	note_change(c, WALSIZER_ACTION_PROTECT, target);
 	c->d->warn = true;
 	set_reason(c->d,
 			   "free space on the WAL volume allows at most %lld MB; lowering max_wal_size from %lld MB to %lld MB to protect pg_wal",
 			   (long long) disk_mb, (long long) c->current_mb,
-			   (long long) c->cap_mb);
+			   (long long) target);
 	return true;
 }
 
 /*
- * walsizer.max was lowered below a size walsizer itself had set: come back
- * down to the cap, but never below the DBA's own value.  A size above the
- * cap that is the DBA's own is left alone.
+ * walsizer.max, or the recovery-time bound (walsizer.max_recovery_time
+ * lowered, or a slower replay measured), is below a size walsizer itself
+ * had set: come back down to the cap at once, at any sample and whatever
+ * the cooldown, but never below the DBA's own value.  A size above the cap
+ * that is the DBA's own is left alone.  (A disk cap below the size is
+ * step_protect_wal_volume()'s.)
  */
 static bool
 step_follow_lowered_max(DecideContext *c)
@@ -659,9 +717,14 @@ step_follow_lowered_max(DecideContext *c)
 		return false;
 
 	note_change(c, WALSIZER_ACTION_SHRINK, target);
-	set_reason(c->d,
-			   "walsizer.max is %lld MB, below the %lld MB walsizer had set",
-			   (long long) c->cap_mb, (long long) c->current_mb);
+	if (c->d->cap_source == WALSIZER_CAP_RECOVERY_TIME)
+		set_reason(c->d,
+				   "the recovery-time bound allows at most %lld MB, below the %lld MB walsizer had set",
+				   (long long) c->cap_mb, (long long) c->current_mb);
+	else
+		set_reason(c->d,
+				   "walsizer.max is %lld MB, below the %lld MB walsizer had set",
+				   (long long) c->cap_mb, (long long) c->current_mb);
 	return true;
 }
 
@@ -907,8 +970,7 @@ grow_to_cap(DecideContext *c, const GrowPlan *g)
 	d->state.cap_reported = 1;
 	set_reason(d, "%s; the load needs %lld MB but the cap (%s) is %lld MB",
 			   g->evidence, (long long) g->target_mb,
-			   d->cap_source == WALSIZER_CAP_DISK ? "disk" : "walsizer.max",
-			   (long long) c->cap_mb);
+			   cap_source_name(d->cap_source), (long long) c->cap_mb);
 }
 
 /*
@@ -1179,4 +1241,82 @@ walsizer_decision_keeps_state(const WalsizerMeasurements *m,
 {
 	return m->window_end || walsizer_changes_size(d->action) ||
 		d->action == WALSIZER_ACTION_CAPPED;
+}
+
+/*
+ * The largest max_wal_size whose crash recovery fits max_recovery_s at
+ * replay_bytes_per_s, in MB, rounded down but at least 1; 0 (no bound)
+ * when either is not a positive finite number; at most SIZE_LIMIT_MB.
+ *
+ * Crash recovery replays the WAL from the redo pointer of the last
+ * completed checkpoint to the end of WAL.  That distance is largest just
+ * before a checkpoint completes: the cycle that started it plus the WAL
+ * written while it ran, (1 + checkpoint_completion_target) cycles.  That is
+ * what max_wal_size holds at most, since PostgreSQL forces a checkpoint
+ * before the WAL since the redo pointer exceeds max_wal_size /
+ * (1 + checkpoint_completion_target): a size S never has more than S of
+ * WAL to replay.  The size fits the bound when S / rate <= max_recovery_s.
+ */
+int64_t
+walsizer_recovery_cap_mb(double max_recovery_s, double replay_bytes_per_s)
+{
+	double		cap_mb;
+
+	if (!isfinite(max_recovery_s) || max_recovery_s <= 0 ||
+		!isfinite(replay_bytes_per_s) || replay_bytes_per_s <= 0)
+		return 0;
+	cap_mb = floor(max_recovery_s * replay_bytes_per_s / (double) BYTES_PER_MB);
+	if (!(cap_mb < (double) SIZE_LIMIT_MB))
+		return SIZE_LIMIT_MB;
+	/* a bound below 1 MB is still a bound, not "none" */
+	return cap_mb < 1 ? 1 : (int64_t) cap_mb;
+}
+
+/*
+ * How long a crash recovery takes at its worst, in seconds, at a size of
+ * size_mb: the WAL to replay over the replay rate; 0 when the rate is not a
+ * positive finite number.  The distance is size_mb (see
+ * walsizer_recovery_cap_mb()), or less when the load fills less:
+ * (1 + completion_target) times cycle_bytes, the most WAL one checkpoint
+ * cycle writes at the current load (0 when unknown).
+ */
+double
+walsizer_estimated_recovery_s(int64_t size_mb, double completion_target,
+							  uint64_t cycle_bytes, double replay_bytes_per_s)
+{
+	double		distance = (double) clamp_size(size_mb) * (double) BYTES_PER_MB;
+
+	if (!isfinite(replay_bytes_per_s) || replay_bytes_per_s <= 0)
+		return 0;
+	if (cycle_bytes > 0)
+	{
+		double		at_load = (1.0 + sane_fraction(completion_target,
+												   FALLBACK_COMPLETION_TARGET)) *
+			(double) cycle_bytes;
+
+		if (at_load < distance)
+			distance = at_load;
+	}
+	return distance / replay_bytes_per_s;
+}
+
+/*
+ * The replay rate to plan with, of the last few measured: the slowest, in
+ * bytes/s; 0 when none is a positive finite number.  Replay speed depends
+ * on what the page cache holds and on the mix of WAL records, and varies
+ * from one crash to the next; a DBA plans for the slowest recovery seen,
+ * not for the average one.
+ */
+double
+walsizer_conservative_replay_rate(const double *rates, int count)
+{
+	double		slowest = 0;
+
+	if (rates == NULL)
+		return 0;
+	for (int i = 0; i < count; i++)
+		if (isfinite(rates[i]) && rates[i] > 0 &&
+			(slowest == 0 || rates[i] < slowest))
+			slowest = rates[i];
+	return slowest;
 }

@@ -43,11 +43,16 @@ typedef enum WalsizerAction
 
 #define WALSIZER_ACTION_LAST WALSIZER_ACTION_UNCONFIRMED
 
-/* Which limit produced the effective cap. */
+/*
+ * Which limit produced the effective cap: the lowest of them, and on a tie
+ * the one listed first.  Only ever append.
+ */
 typedef enum WalsizerCapSource
 {
 	WALSIZER_CAP_SETTING = 0,	/* walsizer.max */
-	WALSIZER_CAP_DISK			/* walsizer.disk_fraction of the WAL volume */
+	WALSIZER_CAP_DISK,			/* walsizer.disk_fraction of the WAL volume */
+	WALSIZER_CAP_RECOVERY_TIME	/* walsizer.max_recovery_time at the replay
+								 * rate in use */
 } WalsizerCapSource;
 
 /* Settings, as the worker read them from the server and its GUCs. */
@@ -64,6 +69,12 @@ typedef struct WalsizerSettings
 	int64_t		min_mb;			/* walsizer.min, 0 = use baseline */
 	int64_t		baseline_mb;	/* the DBA's own max_wal_size */
 	int64_t		disk_cap_mb;	/* disk_fraction of WAL space, <= 0 unknown */
+	int64_t		recovery_cap_mb;	/* largest max_wal_size whose worst-case
+									 * crash recovery fits
+									 * walsizer.max_recovery_time at the
+									 * replay rate in use
+									 * (walsizer_recovery_cap_mb()); <= 0: no
+									 * bound */
 	int			shrink_after;	/* windows below half before shrinking, 0 off */
 	int			cooldown;		/* windows between two changes */
 	double		sample_interval_s;	/* walsizer.sample_interval: how soon
@@ -188,5 +199,15 @@ extern bool walsizer_changes_size(WalsizerAction action);
 extern double walsizer_imminent_lookahead_s(double sample_interval_s);
 extern bool walsizer_decision_keeps_state(const WalsizerMeasurements *m,
 										  const WalsizerDecision *d);
+
+/* The crash-recovery time bound (walsizer.max_recovery_time). */
+extern int64_t walsizer_recovery_cap_mb(double max_recovery_s,
+										double replay_bytes_per_s);
+extern double walsizer_estimated_recovery_s(int64_t size_mb,
+											double completion_target,
+											uint64_t cycle_bytes,
+											double replay_bytes_per_s);
+extern double walsizer_conservative_replay_rate(const double *rates,
+												int count);
 
 #endif							/* WALSIZER_POLICY_H */

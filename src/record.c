@@ -158,6 +158,10 @@ walsizer_publish(const WalsizerIterationReport *r)
 	st->fpi_bytes_measured = m->fpi_bytes_measured;
 	st->disk_cap_mb = r->disk_cap_mb;
 	st->blocked = r->blocked;
+	st->replay_rate = r->replay_rate;
+	st->replay_rate_source = r->replay_rate_source;
+	st->estimated_recovery_s = r->estimated_recovery_s;
+	st->recovery_cycle_bytes = r->recovery_cycle_bytes;
 	st->plan = *r->plan;
 	LWLockRelease(walsizer_shared->lock);
 }

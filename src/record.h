@@ -36,6 +36,10 @@ typedef struct WalsizerIterationReport
 	double		window_s;
 	int64		disk_cap_mb;
 	bool		blocked;		/* ALTER SYSTEM is not allowed */
+	double		replay_rate;	/* bytes/s of a crash recovery */
+	int			replay_rate_source; /* WalsizerReplayRateSource */
+	double		estimated_recovery_s;	/* worst case at the size and load */
+	uint64		recovery_cycle_bytes;	/* the cycle that estimate assumes */
 } WalsizerIterationReport;
 
 extern void walsizer_publish(const WalsizerIterationReport *report);

@@ -59,6 +59,12 @@ typedef struct WalsizerStatus
 	bool		last_cycle_timed;
 	bool		fpi_bytes_measured; /* counted by the server, not estimated */
 
+	/* a crash recovery now, at its worst (recovery_time.c) */
+	double		replay_rate;	/* bytes/s of unavailability */
+	int			replay_rate_source; /* WalsizerReplayRateSource */
+	double		estimated_recovery_s;
+	uint64		recovery_cycle_bytes;	/* WAL of the cycle it assumes */
+
 	/* what the policy would do if the window ended now */
 	WalsizerDecision plan;
 } WalsizerStatus;

@@ -16,12 +16,14 @@
 #include "funcapi.h"
 #include "access/htup_details.h"
 #include "access/xlog.h"
+#include "postmaster/bgwriter.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
 #include "utils/timestamp.h"
 
 #include "compat.h"
 #include "policy.h"
+#include "recovery_time.h"
 #include "shared_state.h"
 #include "walsizer.h"
 
@@ -30,11 +32,14 @@ PG_FUNCTION_INFO_V1(walsizer_decisions);
 PG_FUNCTION_INFO_V1(walsizer_recommend);
 PG_FUNCTION_INFO_V1(walsizer_check_now);
 
-/* status() has 38 columns in version 1.0 of the SQL objects, 44 in 1.1 */
+/* status() has 38 columns in version 1.0 of the SQL objects, 44 in 1.1, 47 in 1.2 */
 #define STATUS_COLUMNS_V1_0 38
-#define STATUS_COLUMNS 44
+#define STATUS_COLUMNS_V1_1 44
+#define STATUS_COLUMNS 47
 #define DECISION_COLUMNS 11
-#define RECOMMEND_COLUMNS 7
+/* recommend() has 7 columns in 1.0 and 1.1, 9 in 1.2 */
+#define RECOMMEND_COLUMNS_V1_1 7
+#define RECOMMEND_COLUMNS 9
 
 /* Builds a row column by column, so the order lives in one place. */
 typedef struct RowBuilder
@@ -87,20 +92,38 @@ put_ratio(RowBuilder *row, double part, double whole)
 		put(row, Float8GetDatum(part / whole));
 }
 
+/* status().cap_source: which limit the effective cap comes from */
+static const char *
+cap_source_name(WalsizerCapSource source)
+{
+	switch (source)
+	{
+		case WALSIZER_CAP_DISK:
+			return "disk";
+		case WALSIZER_CAP_RECOVERY_TIME:
+			return "recovery_time";
+		case WALSIZER_CAP_SETTING:
+			break;
+	}
+	return "walsizer.max";
+}
+
 /*
  * The caller's row type, blessed.  It must have expected_columns columns,
- * or older_columns when that is not 0: the SQL objects of an older
+ * or one of the older counts (0 for none): the SQL objects of an older
  * version, before ALTER EXTENSION UPDATE, get the columns they know.
  */
 static TupleDesc
-result_tupdesc(FunctionCallInfo fcinfo, int expected_columns, int older_columns)
+result_tupdesc(FunctionCallInfo fcinfo, int expected_columns,
+			   int older_columns, int oldest_columns)
 {
 	TupleDesc	tupdesc;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	if (tupdesc->natts != expected_columns &&
-		(older_columns == 0 || tupdesc->natts != older_columns))
+		(older_columns == 0 || tupdesc->natts != older_columns) &&
+		(oldest_columns == 0 || tupdesc->natts != oldest_columns))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
 				 errmsg("function returns %d columns, the pg_walsizer library expects %d",
@@ -123,7 +146,8 @@ walsizer_status(PG_FUNCTION_ARGS)
 	bool		has_latest;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, STATUS_COLUMNS, STATUS_COLUMNS_V1_0);
+	tupdesc = result_tupdesc(fcinfo, STATUS_COLUMNS, STATUS_COLUMNS_V1_1,
+							 STATUS_COLUMNS_V1_0);
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	st = walsizer_shared->status;
@@ -155,8 +179,7 @@ walsizer_status(PG_FUNCTION_ARGS)
 	else
 		put(&row, Int64GetDatum(max_wal_size_mb));
 	put(&row, Int64GetDatum(st.plan.cap_mb));
-	put_text(&row, st.plan.cap_source == WALSIZER_CAP_DISK ?
-			 "disk" : "walsizer.max");
+	put_text(&row, cap_source_name(st.plan.cap_source));
 	put(&row, Int64GetDatum(st.plan.floor_mb));
 	put(&row, Int64GetDatum(st.plan.needed_mb));
 	put(&row, Float8GetDatum(st.window_s));
@@ -223,7 +246,7 @@ walsizer_status(PG_FUNCTION_ARGS)
 	Assert(row.next == STATUS_COLUMNS_V1_0);
 
 	/* 1.1: the last checkpoint cycle, images apart */
-	if (tupdesc->natts == STATUS_COLUMNS)
+	if (tupdesc->natts >= STATUS_COLUMNS_V1_1)
 	{
 		if (st.last_cycle_s > 0)
 		{
@@ -241,6 +264,24 @@ walsizer_status(PG_FUNCTION_ARGS)
 		}
 		put_text(&row, st.fpi_bytes_measured ? "measured" : "estimated");
 		put(&row, Float8GetDatum(st.record_rate));
+		Assert(row.next == STATUS_COLUMNS_V1_1);
+	}
+
+	/* 1.2: a crash recovery now, at its worst */
+	if (tupdesc->natts == STATUS_COLUMNS)
+	{
+		if (st.last_sample_at != 0)
+		{
+			put(&row, Float8GetDatum(st.estimated_recovery_s));
+			put(&row, Float8GetDatum(st.replay_rate));
+			put_text(&row, walsizer_replay_rate_source_name(st.replay_rate_source));
+		}
+		else
+		{
+			put_null(&row);
+			put_null(&row);
+			put_null(&row);
+		}
 		Assert(row.next == STATUS_COLUMNS);
 	}
 
@@ -304,13 +345,17 @@ walsizer_recommend(PG_FUNCTION_ARGS)
 	RowBuilder	row = {values, nulls, 0, RECOMMEND_COLUMNS};
 	WalsizerDecision plan;
 	TimestampTz last_sample_at;
+	uint64		cycle_bytes;
+	double		replay_rate;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, RECOMMEND_COLUMNS, 0);
+	tupdesc = result_tupdesc(fcinfo, RECOMMEND_COLUMNS, RECOMMEND_COLUMNS_V1_1, 0);
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	plan = walsizer_shared->status.plan;
 	last_sample_at = walsizer_shared->status.last_sample_at;
+	cycle_bytes = walsizer_shared->status.recovery_cycle_bytes;
+	replay_rate = walsizer_shared->status.replay_rate;
 	LWLockRelease(walsizer_shared->lock);
 
 	if (last_sample_at == 0)
@@ -326,7 +371,18 @@ walsizer_recommend(PG_FUNCTION_ARGS)
 	put(&row, Int64GetDatum(plan.cap_mb));
 	put(&row, Int64GetDatum(plan.floor_mb));
 	put_text(&row, plan.reason);
-	Assert(row.next == RECOMMEND_COLUMNS);
+	Assert(row.next == RECOMMEND_COLUMNS_V1_1);
+
+	/* 1.2: which limit the cap is, and the crash recovery the advice costs */
+	if (tupdesc->natts == RECOMMEND_COLUMNS)
+	{
+		put_text(&row, cap_source_name(plan.cap_source));
+		put(&row, Float8GetDatum(walsizer_estimated_recovery_s(plan.new_mb,
+															   CheckPointCompletionTarget,
+															   cycle_bytes,
+															   replay_rate)));
+		Assert(row.next == RECOMMEND_COLUMNS);
+	}
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -10,15 +10,23 @@
  * the file is replaced by an atomic rename, so a torn file only appears if
  * something else damaged it.
  *
- * Layout, version 1:
+ * Layout, version 2:
  *		magic u32, version u32, record count u32, reserved u32,
  *		baseline_mb i64, last_set_mb i64, intent_mb i64, decisions_total u64,
  *		policy state 4 x i32,
+ *		completed_redo_lsn u64, postmaster_started_at i64,
+ *		stopped_cleanly i32, replay_count i32, replay_next i32,
+ *		replay_rates WALSIZER_REPLAY_RATES x (IEEE 754 bits) u64, 0 in the
+ *		slots past replay_count,
  *		records (oldest first), each:
  *			at i64, action i32, confirmed i32, old_mb i64, new_mb i64,
  *			requested i64, timed i64, wal_forced i64, wal_bytes u64,
  *			window_s (IEEE 754 bits) u64, reason char[WALSIZER_REASON_LEN],
  *		checksum u64 over everything before it.
+ *
+ * Version 1 is version 2 without the fields from completed_redo_lsn to
+ * replay_rates; it still reads, with those fields 0 (nothing known about
+ * a crash recovery yet).  Only version 2 is written.
  *
  * walsizer.decisions() shows a record's time as a timestamptz and its
  * reason as text, so the reader also rejects a time PostgreSQL cannot show
@@ -36,8 +44,9 @@
 #include <string.h>
 
 #define STATE_MAGIC 0x57534C57	/* "WLSW" */
-#define STATE_VERSION 1
-#define HEADER_BYTES (4 * 4 + 4 * 8 + 4 * 4)
+#define STATE_VERSION 2
+#define HEADER_V1_BYTES (4 * 4 + 4 * 8 + 4 * 4)
+#define HEADER_BYTES (HEADER_V1_BYTES + 2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
 #define RECORD_BYTES (8 + 4 + 4 + 6 * 8 + 8 + WALSIZER_REASON_LEN)
 #define CHECKSUM_BYTES 8
 
@@ -240,15 +249,68 @@ make_text_valid(char *text)
 }
 
 static size_t
-encoded_size_for(uint32_t count)
+encoded_size_for(uint32_t version, uint32_t count)
 {
-	return HEADER_BYTES + (size_t) count * RECORD_BYTES + CHECKSUM_BYTES;
+	return (version == 1 ? HEADER_V1_BYTES : HEADER_BYTES) +
+		(size_t) count * RECORD_BYTES + CHECKSUM_BYTES;
 }
 
 size_t
 walsizer_state_encoded_size(void)
 {
-	return encoded_size_for(WALSIZER_HISTORY_LEN);
+	return encoded_size_for(STATE_VERSION, WALSIZER_HISTORY_LEN);
+}
+
+/* Is slot a valid entry of the replay rate ring of count entries? */
+static bool
+replay_slot_valid(int32_t count, int32_t next, int slot)
+{
+	int			age = (next - 1 - slot + 2 * WALSIZER_REPLAY_RATES) %
+		WALSIZER_REPLAY_RATES;
+
+	return age < count;
+}
+
+/*
+ * The rules the reader holds the crash recovery fields to: a ring of
+ * replay rates in range, each valid one a positive finite rate, a flag
+ * that is 0 or 1, and a postmaster start time PostgreSQL can show.  NULL
+ * when they hold, else what breaks them.
+ */
+static const char *
+recovery_fields_error(const WalsizerPersistent *state)
+{
+	if (state->replay_count < 0 ||
+		state->replay_count > WALSIZER_REPLAY_RATES ||
+		state->replay_next < 0 ||
+		state->replay_next >= WALSIZER_REPLAY_RATES)
+		return "file holds an impossible replay rate ring";
+	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+		if (replay_slot_valid(state->replay_count, state->replay_next, slot) &&
+			!(isfinite(state->replay_rates[slot]) &&
+			  state->replay_rates[slot] > 0))
+			return "file holds an invalid replay rate";
+	if (state->stopped_cleanly != 0 && state->stopped_cleanly != 1)
+		return "file holds an invalid clean stop flag";
+	if (state->postmaster_started_at < MIN_TIMESTAMP_US ||
+		state->postmaster_started_at >= END_TIMESTAMP_US)
+		return "file holds a postmaster start time out of range";
+	return NULL;
+}
+
+void
+walsizer_replay_rate_append(WalsizerPersistent *state, double bytes_per_s)
+{
+	if (!isfinite(bytes_per_s) || bytes_per_s <= 0)
+		return;
+	/* a ring out of range (only a caller's bug) starts again */
+	if (state->replay_next < 0 || state->replay_next >= WALSIZER_REPLAY_RATES ||
+		state->replay_count < 0 || state->replay_count > WALSIZER_REPLAY_RATES)
+		state->replay_next = state->replay_count = 0;
+	state->replay_rates[state->replay_next] = bytes_per_s;
+	state->replay_next = (state->replay_next + 1) % WALSIZER_REPLAY_RATES;
+	if (state->replay_count < WALSIZER_REPLAY_RATES)
+		state->replay_count++;
 }
 
 const WalsizerRecord *
@@ -304,7 +366,10 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 
 	if (state->history_count < 0 || count > WALSIZER_HISTORY_LEN)
 		return 0;
-	size = encoded_size_for(count);
+	/* what the reader would reject is not written either */
+	if (recovery_fields_error(state) != NULL)
+		return 0;
+	size = encoded_size_for(STATE_VERSION, count);
 	if (buflen < size)
 		return 0;
 
@@ -320,6 +385,19 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 	put_u32(&w, (uint32_t) state->policy.windows_since_change);
 	put_u32(&w, (uint32_t) state->policy.cap_reported);
 	put_u32(&w, (uint32_t) state->policy.provisional);
+	put_u64(&w, state->completed_redo_lsn);
+	put_u64(&w, (uint64_t) state->postmaster_started_at);
+	put_u32(&w, (uint32_t) state->stopped_cleanly);
+	put_u32(&w, (uint32_t) state->replay_count);
+	put_u32(&w, (uint32_t) state->replay_next);
+	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+	{
+		uint64_t	rate_bits = 0;
+
+		if (replay_slot_valid(state->replay_count, state->replay_next, slot))
+			memcpy(&rate_bits, &state->replay_rates[slot], sizeof(rate_bits));
+		put_u64(&w, rate_bits);
+	}
 
 	for (int i = 0; i < (int) count; i++)
 	{
@@ -369,18 +447,22 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 	/* decoded into a local copy so that *out is untouched on failure */
 	static WalsizerPersistent state;
 	Reader		r = {buf};
+	uint32_t	version;
 	uint32_t	count;
+	const char *error;
 
-	if (buf == NULL || len < HEADER_BYTES + CHECKSUM_BYTES)
+	/* the shortest file: a version 1 header and no records */
+	if (buf == NULL || len < HEADER_V1_BYTES + CHECKSUM_BYTES)
 		return fail(errbuf, errlen, "file is too short");
 	if (get_u32(&r) != STATE_MAGIC)
 		return fail(errbuf, errlen, "file has the wrong magic number");
-	if (get_u32(&r) != STATE_VERSION)
+	version = get_u32(&r);
+	if (version != 1 && version != STATE_VERSION)
 		return fail(errbuf, errlen, "file has an unsupported version");
 	count = get_u32(&r);
 	if (count > WALSIZER_HISTORY_LEN)
 		return fail(errbuf, errlen, "file claims too many records");
-	if (len != encoded_size_for(count))
+	if (len != encoded_size_for(version, count))
 		return fail(errbuf, errlen, "file length does not match its header");
 	{
 		Reader		tail = {buf + len - CHECKSUM_BYTES};
@@ -410,6 +492,27 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 		return fail(errbuf, errlen, "file holds an impossible policy state");
 	if (state.decisions_total < count)
 		return fail(errbuf, errlen, "file holds fewer decisions than records");
+	if (version >= 2)
+	{
+		state.completed_redo_lsn = get_u64(&r);
+		state.postmaster_started_at = (int64_t) get_u64(&r);
+		state.stopped_cleanly = (int32_t) get_u32(&r);
+		state.replay_count = (int32_t) get_u32(&r);
+		state.replay_next = (int32_t) get_u32(&r);
+		for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+		{
+			uint64_t	rate_bits = get_u64(&r);
+
+			memcpy(&state.replay_rates[slot], &rate_bits, sizeof(double));
+		}
+		error = recovery_fields_error(&state);
+		if (error != NULL)
+			return fail(errbuf, errlen, error);
+		/* the slots past the valid ones hold nothing */
+		for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+			if (!replay_slot_valid(state.replay_count, state.replay_next, slot))
+				state.replay_rates[slot] = 0;
+	}
 
 	for (uint32_t i = 0; i < count; i++)
 	{

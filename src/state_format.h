@@ -3,8 +3,11 @@
  * state_format.h
  *		What pg_walsizer remembers across restarts, and its on-disk form.
  *
- * The state file holds the decision history and the few values the policy
- * must not forget (the DBA's own max_wal_size, what walsizer last wrote).
+ * The state file holds the decision history, the few values the policy
+ * must not forget (the DBA's own max_wal_size, what walsizer last wrote)
+ * and what measuring crash recovery needs across a crash (the redo pointer
+ * last seen, the postmaster's start, whether the worker stopped cleanly,
+ * the replay rates measured).
  * Encoding and decoding are pure functions over a byte buffer, with no
  * PostgreSQL headers, so that the reader can be fuzzed on its own: the file
  * lives in the data directory, where anything may have happened to it.
@@ -22,6 +25,9 @@
 
 /* Number of decisions kept in shared memory and in the state file. */
 #define WALSIZER_HISTORY_LEN 64
+
+/* Number of crash recovery replay rates kept: the last few recoveries. */
+#define WALSIZER_REPLAY_RATES 4
 
 /* One recorded decision. */
 typedef struct WalsizerRecord
@@ -47,6 +53,22 @@ typedef struct WalsizerPersistent
 	int64_t		intent_mb;		/* being written right now, 0 if nothing */
 	uint64_t	decisions_total;	/* ever recorded, including overwritten */
 	WalsizerPolicyState policy;
+	uint64_t	completed_redo_lsn; /* redo pointer of the last completed
+									 * checkpoint as last seen while the
+									 * server ran; 0 unknown */
+	int64_t		postmaster_started_at;	/* TimestampTz the postmaster the
+										 * worker last started under started
+										 * at (PgStartTime); 0 unknown */
+	int32_t		stopped_cleanly;	/* the worker stopped on a shutdown
+									 * request; 0 while running */
+	int32_t		replay_count;	/* valid entries of replay_rates, <=
+								 * WALSIZER_REPLAY_RATES */
+	int32_t		replay_next;	/* slot the next measurement goes to */
+	/*
+	 * Bytes/s of WAL replayed per second of unavailability, the last few
+	 * crash recoveries: a ring like the history.
+	 */
+	double		replay_rates[WALSIZER_REPLAY_RATES];
 	int32_t		history_count;	/* valid entries, <= WALSIZER_HISTORY_LEN */
 	int32_t		history_next;	/* slot the next record goes to */
 	WalsizerRecord history[WALSIZER_HISTORY_LEN];
@@ -71,5 +93,12 @@ extern void walsizer_history_append(WalsizerPersistent *state,
 extern const WalsizerRecord *walsizer_history_at(const WalsizerPersistent *state,
 												 int i);
 extern WalsizerRecord *walsizer_history_latest(WalsizerPersistent *state);
+
+/*
+ * Keep a measured replay rate, dropping the oldest of a full ring; a rate
+ * that is not a positive finite number is ignored.
+ */
+extern void walsizer_replay_rate_append(WalsizerPersistent *state,
+										double bytes_per_s);
 
 #endif							/* WALSIZER_STATE_FORMAT_H */

@@ -22,6 +22,8 @@ extern int	walsizer_shrink_after;
 extern int	walsizer_cooldown;
 extern double walsizer_disk_fraction;
 extern int	walsizer_debug_apply_delay_ms;
+extern int	walsizer_max_recovery_time_s;
+extern int	walsizer_replay_rate_mb_s;
 
 /* The background worker's entry point (worker.c). */
 extern PGDLLEXPORT void walsizer_worker_main(Datum main_arg);

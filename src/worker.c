@@ -51,6 +51,7 @@
 #include "monotonic_clock.h"
 #include "policy.h"
 #include "record.h"
+#include "recovery_time.h"
 #include "shared_state.h"
 #include "size_owner.h"
 #include "size_tracking.h"
@@ -122,6 +123,7 @@ wsw_policy_settings(WalsizerSettings *s)
 	s->max_mb = walsizer_max_mb;
 	s->min_mb = walsizer_min_mb;
 	s->disk_cap_mb = ws.disk_cap_mb;
+	s->recovery_cap_mb = walsizer_recovery_cap_mb_now();
 	s->shrink_after = walsizer_shrink_after;
 	s->cooldown = walsizer_cooldown;
 	s->sample_interval_s = walsizer_sample_interval_ms / 1000.0;
@@ -172,6 +174,7 @@ wsw_sample(int64 now_us)
 	wsw_measure_settings(&set);
 	walsizer_measure_add(&ws.measure, &sample, &set);
 	wsw_refresh_disk_cap(now_us);
+	walsizer_recovery_track_checkpoint();
 
 	/* what happened while walsizer was off (a bulk load, say) is no evidence */
 	if (walsizer_enable && !ws.was_enabled)
@@ -278,6 +281,32 @@ wsw_plan(const WalsizerMeasurements *m, bool window_just_ended,
 				 "walsizer.enable is off; otherwise: %s", plan->reason);
 }
 
+/*
+ * How long a crash at the worst moment of the current cycle would keep the
+ * server down: the WAL of a cycle at the current load (the last complete
+ * one; before any, the peak rate over a checkpoint_timeout) and the WAL
+ * written during its checkpoint, at most max_wal_size, over the replay
+ * rate.  The last cycle, not the heaviest in the horizon: the first cycles
+ * after a start are full of full-page images and would overstate it.
+ */
+static void
+wsw_estimate_recovery(const WalsizerMeasurements *m,
+					  WalsizerIterationReport *report)
+{
+	WalsizerReplayRateSource source;
+	uint64		cycle_bytes = m->last_cycle_bytes;
+
+	if (m->last_cycle_s <= 0 && m->peak_rate > 0)
+		cycle_bytes = (uint64) (m->peak_rate * CheckPointTimeout);
+	report->recovery_cycle_bytes = cycle_bytes;
+	report->replay_rate = walsizer_replay_rate(&source);
+	report->replay_rate_source = source;
+	report->estimated_recovery_s =
+		walsizer_estimated_recovery_s(max_wal_size_mb,
+									  CheckPointCompletionTarget,
+									  cycle_bytes, report->replay_rate);
+}
+
 /* --- The loop ------------------------------------------------------------ */
 
 static bool
@@ -350,6 +379,7 @@ wsw_iteration(void)
 	report.window_s = window_length_s();
 	report.disk_cap_mb = ws.disk_cap_mb;
 	report.blocked = !alter_system_allowed;
+	wsw_estimate_recovery(&m, &report);
 	walsizer_publish(&report);
 
 	ws.next_sample_us = now_us + (int64) walsizer_sample_interval_ms * 1000;
@@ -369,7 +399,10 @@ wsw_detach(int code, Datum arg)
 	 * counters; a crash loses what changed since the last save.
 	 */
 	if (code == 0)
+	{
+		walsizer_recovery_note_clean_stop();
 		walsizer_state_save();
+	}
 }
 
 static void
@@ -395,6 +428,7 @@ wsw_initialize(void)
 
 	if (load)
 		walsizer_state_load();
+	walsizer_recovery_at_start();
 	walsizer_reconcile_at_start(&ws.owner);
 
 	ws.was_enabled = walsizer_enable;

@@ -3,6 +3,7 @@
 # installed PostgreSQL major.
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
+#                      [--no-slow-tap]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -14,7 +15,9 @@
 # As USER: build, then (as root) make install, then as USER the suites:
 #   regress  pg_regress, one result per test (Makefile's REGRESS, plus any
 #            sql/*.sql it does not list)
-#   tap      prove, one result per test/t/*.pl file
+#   tap      prove, one result per test/t/*.pl file; with --no-slow-tap
+#            the files marked "# walsizer-test: slow" are not run, and
+#            the suite's line names them (not counted as passed)
 #   unit, sim, and with --fuzz fuzz-smoke: one result per TAP test (unit
 #            test, trace, fuzzer), from the summary of prove, which make
 #            unit / sim / fuzz-smoke run
@@ -38,7 +41,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 slow_tap=1
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
@@ -46,6 +49,7 @@ while (($#)); do
         --fuzz) fuzz=1; shift ;;
         --mutation) mutation=1; shift ;;
         --bench-smoke) bench_smoke=1; shift ;;
+        --no-slow-tap) slow_tap=0; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
     esac
@@ -199,12 +203,18 @@ run_regress() {
 # TAP: one prove run per file, so each file has its own status and its own
 # tmp_check/log to show when it fails (installcheck empties tmp_check).
 run_tap() {
-    local files=(test/t/*.pl) f passed=0 failed=0 skipped=()
+    local files=(test/t/*.pl) f passed=0 failed=0 skipped=() not_run=() notes=()
     if [[ ! -f ${files[0]} ]]; then
         record tap 0 1 "no test/t/*.pl files"
         return
     fi
     for f in "${files[@]}"; do
+        # the slowest files run on the oldest and newest major only
+        if ((!slow_tap)) && grep -q '^# walsizer-test: slow$' "$f"; then
+            not_run+=("${f##*/}")
+            echo "not run on this major (slow) - $f"
+            continue
+        fi
         # each test starts with an empty disk-test filesystem
         if mountpoint -q "$tmpfs"; then find "$tmpfs" -mindepth 1 -delete 2>/dev/null || true; fi
         # REGRESS= leaves only prove in the installcheck target.
@@ -222,7 +232,9 @@ run_tap() {
             show_logs tmp_check/log 80
         fi
     done
-    record tap "$passed" "$failed" "${skipped[*]:+skipped, not counted: ${skipped[*]}}"
+    ((${#skipped[@]} == 0)) || notes+=("skipped, not counted: ${skipped[*]}")
+    ((${#not_run[@]} == 0)) || notes+=("slow, not run on this major: ${not_run[*]}")
+    record tap "$passed" "$failed" "$(IFS=';'; echo "${notes[*]}")"
 }
 
 # make unit / sim / fuzz-smoke end with prove's summary: "Files=F, Tests=T"

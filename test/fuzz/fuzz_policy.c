@@ -6,20 +6,29 @@
  * The input is a set of settings, an initial policy state and up to
  * MAX_STEPS measurements (samples and window ends, some cut short by
  * walsizer.check_now()).  Every field of WalsizerMeasurements comes from the
- * input.  The harness calls walsizer_decide() for each, carrying the state
- * and applying size changes as the worker does (the DBA may set
- * max_wal_size between steps, which the worker adopts as the baseline), and
- * aborts on the first broken promise:
+ * input; the recovery-time bound comes from a walsizer.max_recovery_time
+ * and a replay rate in the input, through walsizer_recovery_cap_mb(), as
+ * the worker derives it.  The harness calls walsizer_decide() for each,
+ * carrying the state and applying size changes as the worker does (the DBA
+ * may set max_wal_size between steps, which the worker adopts as the
+ * baseline; the bound may change, for a new max_recovery_time or a slower
+ * replay measured), and aborts on the first broken promise:
  *
  *	- the reason is a terminated string;
- *	- the cap is walsizer.max, or the disk's share when that is lower, and
- *	  the floor walsizer.min, or the DBA's value when that is not set: in
- *	  whole segments (the cap rounded down, the floor up), at least two,
- *	  and the floor never above the cap; 0 <= needed <= SIZE_LIMIT_MB;
+ *	- the cap is the lowest of walsizer.max, the disk's share and the
+ *	  recovery-time bound, named for it (on a tie, walsizer.max, then the
+ *	  disk), and the floor walsizer.min, or the DBA's value when that is not
+ *	  set: in whole segments (the cap rounded down, the floor up), at least
+ *	  two, and the floor never above the cap; 0 <= needed <= SIZE_LIMIT_MB;
  *	- a changed size is a whole number of segments within [0, limit];
+ *	- a changed size is never above the recovery-time bound (in whole
+ *	  segments, at least two), unless it is at most the DBA's own value;
+ *	  and a size above the bound and above the DBA's value, with the bound
+ *	  as the cap, comes down at once, at any decision;
  *	- GROW moves up to a size in [floor, cap]; CAPPED moves up to the cap or
- *	  stays; PROTECT moves down to the cap, and only when the disk's share
- *	  is below the old size;
+ *	  stays; PROTECT moves down, only when the disk's share is below the old
+ *	  size, to the cap, or when the cap is the recovery-time bound to no
+ *	  lower than the DBA's value if the disk's share and walsizer.max allow;
  *	- the DBA's value is kept: a SHRINK never goes below the DBA's own
  *	  max_wal_size (the baseline, rounded up to a segment), even one above
  *	  walsizer.max, unless walsizer.min is set, and then never below the
@@ -54,6 +63,10 @@
  *	  the quiet-window count;
  *	- the cooldown state stays >= -1 and the shrink count >= 0.
  *
+ * The recovery-time helpers keep their ranges: a bound in [0, limit], 0
+ * only without a positive time and rate; an estimate >= 0 and at most the
+ * size over the rate; the conservative rate one of the valid rates given.
+ *
  * Sanitizers (address, undefined) catch what the checks cannot.
  *
  *-------------------------------------------------------------------------
@@ -85,7 +98,7 @@ violated(const char *promise, const WalsizerSettings *s,
 	fprintf(stderr,
 			"broken promise: %s\n"
 			"  action %s, old %lld, new %lld, cap %lld (%s), floor %lld, needed %lld\n"
-			"  current %lld, max %lld, min %lld, baseline %lld, disk %lld, segment %lld B\n"
+			"  current %lld, max %lld, min %lld, baseline %lld, disk %lld, recovery %lld, segment %lld B\n"
 			"  window_end %d, reset %d, forced %lld of %lld+%lld, recent %d %g, peak %g\n"
 			"  trigger %llu, projected %llu, reach %llu, since redo %llu\n"
 			"  ours %d, timed cycles %lld (peak %llu), forced at size %lld, since change %lld\n"
@@ -93,11 +106,14 @@ violated(const char *promise, const WalsizerSettings *s,
 			promise, walsizer_action_name(d->action),
 			(long long) d->old_mb, (long long) d->new_mb,
 			(long long) d->cap_mb,
-			d->cap_source == WALSIZER_CAP_DISK ? "disk" : "setting",
+			d->cap_source == WALSIZER_CAP_DISK ? "disk" :
+			d->cap_source == WALSIZER_CAP_RECOVERY_TIME ? "recovery_time" :
+			d->cap_source == WALSIZER_CAP_SETTING ? "setting" : "unknown",
 			(long long) d->floor_mb, (long long) d->needed_mb,
 			(long long) s->current_mb, (long long) s->max_mb,
 			(long long) s->min_mb, (long long) s->baseline_mb,
-			(long long) s->disk_cap_mb, (long long) s->segment_bytes,
+			(long long) s->disk_cap_mb, (long long) s->recovery_cap_mb,
+			(long long) s->segment_bytes,
 			m->window_end, m->counters_reset, (long long) m->wal_forced,
 			(long long) m->timed, (long long) m->requested,
 			m->recent_rate_valid, m->recent_rate, m->peak_rate,
@@ -147,19 +163,56 @@ round_down(int64_t mb, int64_t seg)
 	return mb / seg * seg;
 }
 
+/* A limit as a cap: rounded down to a segment, at least two of them. */
+static int64_t
+as_cap(int64_t limit_mb, int64_t seg)
+{
+	int64_t		cap = round_down(limit_mb, seg);
+
+	return cap < 2 * seg ? 2 * seg : cap;
+}
+
 /*
- * The cap: walsizer.max, or the disk's share when that is known and lower,
- * rounded down to a segment and at least max_wal_size's minimum of two.
+ * The cap: the lowest of walsizer.max, the disk's share when known and the
+ * recovery-time bound when set, and where it comes from (on a tie the
+ * first of them); as_cap() of it.  *without_recovery: the same without the
+ * recovery-time bound.
  */
 static int64_t
-expected_cap(const WalsizerSettings *s, int64_t seg)
+expected_cap(const WalsizerSettings *s, int64_t seg,
+			 WalsizerCapSource *source, int64_t *without_recovery)
 {
 	int64_t		cap = s->max_mb;
 
+	*source = WALSIZER_CAP_SETTING;
 	if (s->disk_cap_mb > 0 && s->disk_cap_mb < cap)
+	{
 		cap = s->disk_cap_mb;
-	cap = round_down(cap, seg);
-	return cap < 2 * seg ? 2 * seg : cap;
+		*source = WALSIZER_CAP_DISK;
+	}
+	*without_recovery = as_cap(cap, seg);
+	if (s->recovery_cap_mb > 0 && s->recovery_cap_mb < cap)
+	{
+		cap = s->recovery_cap_mb;
+		*source = WALSIZER_CAP_RECOVERY_TIME;
+	}
+	return as_cap(cap, seg);
+}
+
+/*
+ * Where PROTECT goes: the cap; when that is the recovery-time bound, no
+ * lower than the DBA's value (rounded up to a segment) for it, while the
+ * disk's share and walsizer.max allow.
+ */
+static int64_t
+protect_target(const WalsizerSettings *s, const WalsizerDecision *d,
+			   int64_t without_recovery, int64_t seg)
+{
+	int64_t		dba_mb = round_up(s->baseline_mb, seg);
+
+	if (d->cap_source != WALSIZER_CAP_RECOVERY_TIME || dba_mb <= d->cap_mb)
+		return d->cap_mb;
+	return dba_mb < without_recovery ? dba_mb : without_recovery;
 }
 
 /*
@@ -320,13 +373,18 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	int64_t		seg = segment_mb_of(s);
 	bool		changed = d->new_mb != d->old_mb;
 	int64_t		lowered = lowered_max_target(s, d, seg);
+	int64_t		dba_mb = round_up(s->baseline_mb, seg);
+	WalsizerCapSource source;
+	int64_t		without_recovery;
+	int64_t		cap = expected_cap(s, seg, &source, &without_recovery);
 
 	PROMISE(memchr(d->reason, '\0', sizeof(d->reason)) != NULL);
 	PROMISE(d->old_mb >= 0 && d->old_mb <= SIZE_LIMIT_MB);
 	PROMISE(d->cap_mb <= SIZE_LIMIT_MB && d->cap_mb % seg == 0);
 	PROMISE(d->floor_mb >= 2 * seg && d->floor_mb <= d->cap_mb);
 	PROMISE(d->floor_mb % seg == 0);
-	PROMISE(d->cap_mb == expected_cap(s, seg));
+	PROMISE(d->cap_mb == cap);
+	PROMISE(d->cap_source == source);
 	PROMISE(d->floor_mb == expected_floor(s, d->cap_mb, seg));
 	PROMISE(d->needed_mb >= 0 && d->needed_mb <= SIZE_LIMIT_MB);
 	PROMISE(d->state.windows_since_change >= -1);
@@ -338,6 +396,21 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		PROMISE(walsizer_changes_size(d->action));
 		PROMISE(d->new_mb >= 0 && d->new_mb <= SIZE_LIMIT_MB);
 		PROMISE(d->new_mb % seg == 0);
+		/* the recovery-time bound, up to the DBA's own value */
+		PROMISE(s->recovery_cap_mb <= 0 ||
+				d->new_mb <= as_cap(s->recovery_cap_mb, seg) ||
+				d->new_mb <= dba_mb);
+	}
+
+	/* a size walsizer set above the recovery-time bound comes down at once */
+	if (d->cap_source == WALSIZER_CAP_RECOVERY_TIME &&
+		d->old_mb > d->cap_mb && d->old_mb > s->baseline_mb &&
+		d->old_mb > dba_mb)
+	{
+		PROMISE(d->action == WALSIZER_ACTION_SHRINK ||
+				d->action == WALSIZER_ACTION_PROTECT);
+		PROMISE(d->new_mb < d->old_mb);
+		PROMISE(d->new_mb == d->cap_mb || d->new_mb <= dba_mb);
 	}
 
 	/* a window whose statistics were reset measured nothing to act on */
@@ -367,7 +440,8 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 			/* the disk is too small for the current size: down to the cap */
 			PROMISE(s->disk_cap_mb > 0);
 			PROMISE(d->old_mb > round_down(s->disk_cap_mb, seg));
-			PROMISE(d->new_mb == d->cap_mb && d->new_mb < d->old_mb);
+			PROMISE(d->new_mb == protect_target(s, d, without_recovery, seg));
+			PROMISE(d->new_mb < d->old_mb);
 			break;
 		case WALSIZER_ACTION_SHRINK:
 			PROMISE(d->new_mb < d->old_mb);
@@ -419,6 +493,53 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	}
 }
 
+/*
+ * The recovery-time bound as the worker derives it: walsizer.max_recovery_time
+ * in seconds and the replay rate in use (fuzz_double()'s rate mode gives
+ * MB/s), checking the helpers on the way.
+ */
+static int64_t
+read_recovery_cap(FuzzInput *in)
+{
+	double		max_recovery_s = fuzz_double(in);
+	double		replay_rate = fuzz_double(in);
+	double		rates[3];
+	int64_t		cap_mb;
+	double		estimate_s;
+	double		conservative;
+
+	cap_mb = walsizer_recovery_cap_mb(max_recovery_s, replay_rate);
+	if (cap_mb < 0 || cap_mb > SIZE_LIMIT_MB)
+		abort();
+	if ((cap_mb == 0) !=
+		!(isfinite(max_recovery_s) && max_recovery_s > 0 &&
+		  isfinite(replay_rate) && replay_rate > 0))
+		abort();
+
+	/* an estimate is never negative, nor more than the size over the rate */
+	estimate_s = walsizer_estimated_recovery_s(cap_mb, max_recovery_s,
+											   (uint64_t) cap_mb << 10,
+											   replay_rate);
+	if (!(estimate_s >= 0))
+		abort();
+	if (isfinite(replay_rate) && replay_rate > 0 &&
+		estimate_s > (double) cap_mb * BYTES_PER_MB / replay_rate * (1 + 1e-12))
+		abort();
+
+	/* the conservative rate is the slowest valid one */
+	rates[0] = replay_rate;
+	rates[1] = max_recovery_s;
+	rates[2] = (double) cap_mb;
+	conservative = walsizer_conservative_replay_rate(rates, 3);
+	for (int i = 0; i < 3; i++)
+		if (isfinite(rates[i]) && rates[i] > 0 && rates[i] < conservative)
+			abort();
+	if (conservative != 0 && conservative != rates[0] &&
+		conservative != rates[1] && conservative != rates[2])
+		abort();
+	return cap_mb;
+}
+
 static void
 read_settings(FuzzInput *in, WalsizerSettings *s)
 {
@@ -443,6 +564,7 @@ read_settings(FuzzInput *in, WalsizerSettings *s)
 	s->shrink_after = fuzz_int32(in);
 	s->cooldown = fuzz_int32(in);
 	s->sample_interval_s = fuzz_double(in);
+	s->recovery_cap_mb = read_recovery_cap(in);
 }
 
 static void
@@ -531,6 +653,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		 */
 		if (change & 8)
 			settings.baseline_mb = settings.current_mb = fuzz_int(&input);
+		/* a new walsizer.max_recovery_time, or a slower replay measured */
+		if (change & 16)
+			settings.recovery_cap_mb = read_recovery_cap(&input);
 
 		read_measurements(&input, &m);
 		walsizer_decide(&settings, &m, &state, &d);

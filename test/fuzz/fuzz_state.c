@@ -9,10 +9,17 @@
  *		  decoding that must give the same state, and encoding is then
  *		  stable byte for byte.
  *	odd:  the rest describes a valid state (a number of records and their
- *		  fields).  Its encoding must decode to the same state.  Then the
- *		  image is damaged (bytes overwritten, optionally re-checksummed,
- *		  optionally cut) and must be rejected cleanly or survive the
- *		  round trip like any other image.
+ *		  fields, the crash recovery fields and replay rates of version 2).
+ *		  Its encoding must decode to the same state.  Then the image is
+ *		  damaged (bytes overwritten, optionally re-checksummed, optionally
+ *		  cut, optionally turned into the version 1 image of the same state)
+ *		  and must be rejected cleanly or survive the round trip like any
+ *		  other image.
+ *
+ * A decoded state always keeps the reader's rules, version 1 or 2: the
+ * replay rate ring in range with a positive finite rate in each valid slot
+ * and nothing in the others, a clean-stop flag of 0 or 1, a postmaster
+ * start time PostgreSQL can show.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,6 +30,25 @@
 #include "fuzz_input.h"
 
 #define SIZE_LIMIT_MB ((int64_t) 2147483647)
+
+/* The version 1 header: version 2 without the crash recovery fields. */
+#define VERSION_OFFSET 4
+#define HEADER_V1_BYTES 64
+#define RECOVERY_FIELDS_BYTES (2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
+
+/* PostgreSQL's TimestampTz range (state_format.c) */
+#define MIN_TIMESTAMP_US INT64_C(-211813488000000000)
+#define END_TIMESTAMP_US INT64_C(9223371331200000000)
+
+/* Is slot one of the count valid entries of a ring that goes on at next? */
+static bool
+replay_slot_valid(const WalsizerPersistent *state, int slot)
+{
+	int			age = (state->replay_next - 1 - slot + 2 * WALSIZER_REPLAY_RATES) %
+		WALSIZER_REPLAY_RATES;
+
+	return age < state->replay_count;
+}
 
 static bool
 records_equal(const WalsizerRecord *a, const WalsizerRecord *b)
@@ -43,8 +69,18 @@ states_equal(const WalsizerPersistent *a, const WalsizerPersistent *b)
 		a->intent_mb != b->intent_mb ||
 		a->decisions_total != b->decisions_total ||
 		memcmp(&a->policy, &b->policy, sizeof(a->policy)) != 0 ||
+		a->completed_redo_lsn != b->completed_redo_lsn ||
+		a->postmaster_started_at != b->postmaster_started_at ||
+		a->stopped_cleanly != b->stopped_cleanly ||
+		a->replay_count != b->replay_count ||
+		a->replay_next != b->replay_next ||
 		a->history_count != b->history_count)
 		return false;
+	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+		if (replay_slot_valid(a, slot) &&
+			memcmp(&a->replay_rates[slot], &b->replay_rates[slot],
+				   sizeof(double)) != 0)
+			return false;
 	for (int i = 0; i < a->history_count; i++)
 		if (!records_equal(walsizer_history_at(a, i), walsizer_history_at(b, i)))
 			return false;
@@ -66,6 +102,24 @@ reseal(unsigned char *buf, size_t len)
 	}
 	for (int i = 0; i < 8; i++)
 		buf[len - 8 + i] = (unsigned char) (hash >> (8 * i));
+}
+
+/*
+ * Turn a version 2 image into the version 1 image of the same state: drop
+ * the crash recovery fields, say version 1, checksum it again.  Returns
+ * the new length.
+ */
+static size_t
+make_version_1(unsigned char *image, size_t len)
+{
+	if (len < HEADER_V1_BYTES + RECOVERY_FIELDS_BYTES + 8)
+		return len;
+	memmove(image + HEADER_V1_BYTES, image + HEADER_V1_BYTES + RECOVERY_FIELDS_BYTES,
+			len - HEADER_V1_BYTES - RECOVERY_FIELDS_BYTES);
+	len -= RECOVERY_FIELDS_BYTES;
+	image[VERSION_OFFSET] = 1;
+	reseal(image, len);
+	return len;
 }
 
 /*
@@ -102,6 +156,20 @@ check_image(const unsigned char *image, size_t len)
 		decoded.decisions_total < (uint64_t) decoded.history_count ||
 		decoded.baseline_mb < 0 || decoded.baseline_mb > SIZE_LIMIT_MB)
 		abort();
+	if (decoded.replay_count < 0 || decoded.replay_count > WALSIZER_REPLAY_RATES ||
+		decoded.replay_next < 0 || decoded.replay_next >= WALSIZER_REPLAY_RATES ||
+		(decoded.stopped_cleanly != 0 && decoded.stopped_cleanly != 1) ||
+		decoded.postmaster_started_at < MIN_TIMESTAMP_US ||
+		decoded.postmaster_started_at >= END_TIMESTAMP_US)
+		abort();
+	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+	{
+		double		rate = decoded.replay_rates[slot];
+
+		if (replay_slot_valid(&decoded, slot) ?
+			!(isfinite(rate) && rate > 0) : rate != 0)
+			abort();
+	}
 	for (int i = 0; i < decoded.history_count; i++)
 	{
 		const WalsizerRecord *rec = walsizer_history_at(&decoded, i);
@@ -136,6 +204,15 @@ build_valid_state(FuzzInput *in, WalsizerPersistent *state)
 	state->policy.cap_reported = fuzz_flag(in);
 	state->policy.provisional = fuzz_flag(in);
 	state->decisions_total = (uint64_t) fuzz_int(in) % 1000;
+	state->completed_redo_lsn = (uint64_t) fuzz_int(in);
+	state->postmaster_started_at = fuzz_int(in);
+	if (state->postmaster_started_at < MIN_TIMESTAMP_US ||
+		state->postmaster_started_at >= END_TIMESTAMP_US)
+		state->postmaster_started_at = 0;
+	state->stopped_cleanly = fuzz_flag(in);
+	/* measured rates, some of them no rate at all, which are left out */
+	for (int i = fuzz_byte(in) % (2 * WALSIZER_REPLAY_RATES + 2); i > 0; i--)
+		walsizer_replay_rate_append(state, fuzz_double(in));
 	for (int i = 0; i < records; i++)
 	{
 		WalsizerRecord rec;
@@ -194,6 +271,23 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "a valid state with %d records does not survive encode/decode\n",
 				state.history_count);
 		abort();
+	}
+
+	/* the same state as version 1 wrote it: the same, knowing no recovery */
+	if (fuzz_flag(&input))
+	{
+		len = make_version_1(image, len);
+		state.completed_redo_lsn = 0;
+		state.postmaster_started_at = 0;
+		state.stopped_cleanly = 0;
+		state.replay_count = state.replay_next = 0;
+		if (!walsizer_state_decode(image, len, &decoded, NULL, 0) ||
+			!states_equal(&state, &decoded))
+		{
+			fprintf(stderr, "a version 1 image with %d records does not decode to its state\n",
+					state.history_count);
+			abort();
+		}
 	}
 
 	damages = fuzz_byte(&input) % 8;

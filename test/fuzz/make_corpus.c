@@ -7,9 +7,11 @@
  * ordinary settings with forced checkpoints, an imminent forced checkpoint,
  * a provisional size that settles, a long quiet stretch (also in windows
  * check_now() cut short), a disk cap, the DBA's own size above walsizer.max
- * with a provisional state, and valid state file images.  They are
- * written in fuzz_input.h's encoding; rerun with `make fuzz-corpus` when
- * that encoding or the state format changes.
+ * with a provisional state, a growth capped by the recovery-time bound, a
+ * slower replay that lowers the bound, the DBA's own size above it, and
+ * valid state file images (version 2 with replay rates, and version 1).
+ * They are written in fuzz_input.h's encoding; rerun with
+ * `make fuzz-corpus` when that encoding or the state format changes.
  *
  *-------------------------------------------------------------------------
  */
@@ -66,7 +68,21 @@ put_rate(Seed *seed, double mb_per_s)
 	put_byte(seed, (v >> 8) & 0xFF);
 }
 
-/* Settings with 16 MB segments and PostgreSQL's and walsizer's defaults. */
+/*
+ * The recovery-time bound as fuzz_policy.c reads it: walsizer.max_recovery_time
+ * in seconds and the replay rate in MB/s (0 and 0: no bound).
+ */
+static void
+put_recovery_bound(Seed *seed, double max_recovery_s, double replay_mb_s)
+{
+	put_hundredths(seed, max_recovery_s);
+	put_rate(seed, replay_mb_s);
+}
+
+/*
+ * Settings with 16 MB segments and PostgreSQL's and walsizer's defaults,
+ * but for the recovery-time bound, which the caller puts next.
+ */
 static void
 put_settings_with(Seed *seed, unsigned current_mb, unsigned max_mb,
 				  unsigned min_mb, unsigned baseline_mb, unsigned disk_mb,
@@ -96,6 +112,7 @@ put_settings(Seed *seed, unsigned current_mb, unsigned max_mb,
 	put_settings_with(seed, current_mb, max_mb, 0,
 					  current_mb < 1024 ? current_mb : 1024, disk_mb,
 					  shrink_after);
+	put_recovery_bound(seed, 0, 0);
 	put_byte(seed, 0);			/* fresh state */
 }
 
@@ -130,11 +147,14 @@ put_cycles(Seed *seed, unsigned reach_mb, double record_mb_s,
 #define ENDED_EARLY 32
 #define LAST_CYCLE_TIMED 64
 
+/* A step's change byte: the recovery-time bound changes. */
+#define CHANGE_RECOVERY_BOUND 16
+
+/* The fields of a window end, after the step's change byte and values. */
 static void
-put_window_flags(Seed *seed, unsigned flags, double rate_mb_s, unsigned timed,
-				 unsigned requested, unsigned forced)
+put_window_fields(Seed *seed, unsigned flags, double rate_mb_s, unsigned timed,
+				  unsigned requested, unsigned forced)
 {
-	put_byte(seed, 0);			/* no setting changes */
 	put_byte(seed, flags);
 	put_hundredths(seed, 300);
 	put_small(seed, timed);
@@ -147,6 +167,14 @@ put_window_flags(Seed *seed, unsigned flags, double rate_mb_s, unsigned timed,
 	put_hundredths(seed, 300);
 	put_small(seed, forced);	/* forced since the last change */
 	put_cycles(seed, 0, rate_mb_s, forced > 0 ? 0 : 2, 0);
+}
+
+static void
+put_window_flags(Seed *seed, unsigned flags, double rate_mb_s, unsigned timed,
+				 unsigned requested, unsigned forced)
+{
+	put_byte(seed, 0);			/* no setting changes */
+	put_window_fields(seed, flags, rate_mb_s, timed, requested, forced);
 }
 
 static void
@@ -245,6 +273,7 @@ policy_seeds(const char *dir)
 	 */
 	memset(&seed, 0, sizeof(seed));
 	put_settings_with(&seed, 8192, 4096, 0, 8192, 0, 2);
+	put_recovery_bound(&seed, 0, 0);
 	put_byte(&seed, 1);			/* a state: */
 	put_small(&seed, 5);		/* windows since the change */
 	put_small(&seed, 0);		/* windows below half */
@@ -261,10 +290,86 @@ policy_seeds(const char *dir)
 	put_sample(&seed, 1, 100, 200);
 	put_window(&seed, 3, 0, 3, 3);
 	write_seed(dir, "disk_protect", seed.bytes, seed.len);
+
+	/* 4 MB/s needs 2864 MB; 10 s at 150 MB/s allows 1500 MB */
+	memset(&seed, 0, sizeof(seed));
+	put_settings_with(&seed, 1024, 8192, 0, 1024, 0, 12);
+	put_recovery_bound(&seed, 10, 150);
+	put_byte(&seed, 0);
+	put_byte(&seed, 4);
+	put_window(&seed, 4, 0, 3, 3);
+	put_window(&seed, 4, 0, 3, 3);
+	put_window(&seed, 4, 1, 0, 0);
+	put_window(&seed, 1, 1, 0, 0);
+	write_seed(dir, "recovery_time_capped", seed.bytes, seed.len);
+
+	/*
+	 * 30 s at 100 MB/s allows 3000 MB, above the 2864 MB 4 MB/s needs; a
+	 * crash recovery then measures 50 MB/s, which allows 1500 MB.
+	 */
+	memset(&seed, 0, sizeof(seed));
+	put_settings_with(&seed, 1024, 8192, 0, 1024, 0, 12);
+	put_recovery_bound(&seed, 30, 100);
+	put_byte(&seed, 0);
+	put_byte(&seed, 4);
+	put_window(&seed, 4, 0, 3, 3);
+	put_window(&seed, 4, 1, 0, 0);
+	put_byte(&seed, CHANGE_RECOVERY_BOUND);
+	put_recovery_bound(&seed, 30, 50);
+	put_window_fields(&seed, WINDOW_END | SIZE_IS_OURS | PEAK_COVERS_CYCLE |
+					  LAST_CYCLE_TIMED, 4, 1, 0, 0);
+	put_window(&seed, 4, 0, 3, 3);
+	write_seed(dir, "slower_replay_lowers", seed.bytes, seed.len);
+
+	/* the DBA's 8 GB takes 80 s to recover at 100 MB/s, above a 5 s bound */
+	memset(&seed, 0, sizeof(seed));
+	put_settings_with(&seed, 8192, 16384, 0, 8192, 0, 2);
+	put_recovery_bound(&seed, 5, 100);
+	put_byte(&seed, 0);
+	put_byte(&seed, 4);
+	put_window(&seed, 4, 0, 3, 3);
+	put_window(&seed, 0.5, 1, 0, 0);
+	put_window(&seed, 0.5, 1, 0, 0);
+	put_window(&seed, 0.5, 1, 0, 0);
+	write_seed(dir, "dba_above_recovery_bound", seed.bytes, seed.len);
+
+	/* the disk's share is below the size, the recovery bound further below */
+	memset(&seed, 0, sizeof(seed));
+	put_settings_with(&seed, 4096, 8192, 0, 2048, 3000, 12);
+	put_recovery_bound(&seed, 10, 100);
+	put_byte(&seed, 0);
+	put_byte(&seed, 2);
+	put_sample(&seed, 1, 100, 200);
+	put_window(&seed, 3, 0, 3, 3);
+	write_seed(dir, "protect_with_recovery_bound", seed.bytes, seed.len);
 }
 
+/* The version 1 header: the version 2 one without the recovery fields. */
+#define HEADER_V1_BYTES 64
+#define RECOVERY_FIELDS_BYTES (2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
+
+/* FNV-1a over all but the trailing checksum, as state_format.c seals. */
 static void
-state_seed(const char *dir, const char *name, int records)
+reseal(unsigned char *buf, size_t len)
+{
+	uint64_t	hash = UINT64_C(14695981039346656037);
+
+	for (size_t i = 0; i < len - 8; i++)
+	{
+		hash ^= buf[i];
+		hash *= UINT64_C(1099511628211);
+	}
+	for (int i = 0; i < 8; i++)
+		buf[len - 8 + i] = (unsigned char) (hash >> (8 * i));
+}
+
+/*
+ * A state file image with the given records and replay rates, as version
+ * 2 or as version 1 (which has no crash recovery fields) wrote it.
+ */
+static void
+state_seed(const char *dir, const char *name, int records, int rates,
+		   int version)
 {
 	static WalsizerPersistent state;
 	size_t		capacity = walsizer_state_encoded_size();
@@ -275,6 +380,11 @@ state_seed(const char *dir, const char *name, int records)
 	state.baseline_mb = 1024;
 	state.last_set_mb = 2048;
 	state.policy.windows_since_change = 3;
+	state.completed_redo_lsn = (uint64_t) 0x3A000028;
+	state.postmaster_started_at = 759000000000000;
+	state.stopped_cleanly = rates % 2;
+	for (int i = 0; i < rates; i++)
+		walsizer_replay_rate_append(&state, (40 + 10 * i) * 1048576.0);
 	for (int i = 0; i < records; i++)
 	{
 		WalsizerRecord rec;
@@ -293,6 +403,20 @@ state_seed(const char *dir, const char *name, int records)
 	}
 	image[0] = 0;				/* mode: decode the image */
 	len = walsizer_state_encode(&state, image + 1, capacity);
+	if (len == 0)
+	{
+		fprintf(stderr, "make_corpus: cannot encode %s\n", name);
+		exit(1);
+	}
+	if (version == 1)
+	{
+		memmove(image + 1 + HEADER_V1_BYTES,
+				image + 1 + HEADER_V1_BYTES + RECOVERY_FIELDS_BYTES,
+				len - HEADER_V1_BYTES - RECOVERY_FIELDS_BYTES);
+		len -= RECOVERY_FIELDS_BYTES;
+		image[1 + 4] = 1;		/* the version, little-endian */
+		reseal(image + 1, len);
+	}
 	write_seed(dir, name, image, len + 1);
 	free(image);
 }
@@ -300,7 +424,18 @@ state_seed(const char *dir, const char *name, int records)
 int
 main(int argc, char **argv)
 {
-	static const unsigned char build_mode[] = {1, 3, 0, 0x10, 0, 0, 0x20, 0, 2, 5};
+	/*
+	 * Mode 1 (build a valid state): 3 records, baseline 16 MB, last set
+	 * 32 MB; intent, policy state and decisions 0; the redo pointer at 40,
+	 * the postmaster started at 48, stopped cleanly; three replay rates, 50, 80 and 20 MB/s (mode 3 of
+	 * fuzz_double); the records and the rest all zero.
+	 */
+	static const unsigned char build_mode[] = {
+		1, 3, 0, 0x10, 0, 0, 0x20, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0, 0x28, 0, 0, 0x30, 0, 1,
+		3, 3, 0x88, 0x13, 3, 0x40, 0x1F, 3, 0xD0, 0x07
+	};
 
 	if (argc != 3)
 	{
@@ -308,9 +443,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 	policy_seeds(argv[1]);
-	state_seed(argv[2], "empty", 0);
-	state_seed(argv[2], "one_record", 1);
-	state_seed(argv[2], "three_records", 3);
+	state_seed(argv[2], "empty", 0, 0, 2);
+	state_seed(argv[2], "one_record", 1, 1, 2);
+	state_seed(argv[2], "three_records", 3, 2, 2);
+	state_seed(argv[2], "replay_rates_wrapped", 2, WALSIZER_REPLAY_RATES + 2, 2);
+	state_seed(argv[2], "version_1_empty", 0, 0, 1);
+	state_seed(argv[2], "version_1_three_records", 3, 0, 1);
 	write_seed(argv[2], "built", build_mode, sizeof(build_mode));
 	return 0;
 }

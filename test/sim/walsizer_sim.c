@@ -43,6 +43,9 @@
  *		working_set_mb (0)  touches_per_mb (0)  fpi_bytes (8192)
  *		fpi_bytes_counted (0: images counted, their bytes not, as before 19)
  *		fpi_factor (1)  fpi_seconds (0)  duration (sum of the phases)
+ *		max_recovery_time (0: no bound)  replay_rate (0): the recovery-time
+ *		bound, walsizer_recovery_cap_mb() of seconds and MB/s, as the
+ *		worker derives it
  *	Load phases, played in order and repeated until duration:
  *		rate SECONDS MB_PER_S
  *		ramp SECONDS FROM_MB_PER_S TO_MB_PER_S
@@ -63,6 +66,9 @@
  *			the same for max_wal_size / the true need: the need of the
  *			worst cycle starting in the last S seconds (checkpoint_timeout),
  *			clamped into [floor, cap]
+ *		expect capped_by SOURCE
+ *			a decision reports a growth capped (CAPPED) by the cap from
+ *			SOURCE: walsizer.max, disk or recovery_time
  *		real_final_mb MB
  *			for a trace recorded from a real server: the final size is
  *			within REAL_TOLERANCE of the size that server ended with
@@ -70,8 +76,9 @@
  *		never_below_floor	a size walsizer set is not below walsizer.min,
  *							else the DBA's own value (a disk cap may go
  *							lower: pg_wal comes first)
- *		never_above_cap		nor above walsizer.max and the disk cap (the
- *							DBA's own value may be above them)
+ *		never_above_cap		nor above walsizer.max, the disk cap and the
+ *							recovery-time bound (the DBA's own value may
+ *							be above them)
  *		reset_window_decides_nothing
  *							the end of a window in which the checkpoint
  *							counters were reset changes no size, reports
@@ -119,6 +126,7 @@ typedef enum ExpectKind
 	EXPECT_MAX_FORCED,			/* limits: at most limit after after_s */
 	EXPECT_MAX_CHANGES,
 	EXPECT_MAX_SHRINK_FACTOR,
+	EXPECT_CAPPED_BY,			/* a CAPPED decision from cap_source */
 	EXPECT_NEED_RATIO,			/* ranges: within [low, high] from from_s
 								 * until until_s */
 	EXPECT_SIZE_MB
@@ -141,6 +149,7 @@ typedef struct Expect
 								 * end */
 	long		over_s;			/* need_ratio: cycles starting this far back
 								 * count towards the need */
+	WalsizerCapSource cap_source;	/* capped_by: the cap's source */
 } Expect;
 
 typedef struct Phase
@@ -165,6 +174,8 @@ typedef struct Trace
 	double		fpi_bytes;
 	bool		fpi_bytes_counted;
 	int64_t		real_final_mb;	/* 0: not a recorded trace */
+	double		max_recovery_s; /* walsizer.max_recovery_time, 0: none */
+	double		replay_mb_s;	/* the replay rate in use */
 	long		manual_every_s;
 	Phase		phases[MAX_PHASES];
 	int			nphases;
@@ -234,6 +245,26 @@ parse_expect(Trace *trace, char *line, int lineno, const char *path)
 		e->kind = EXPECT_NEED_RATIO;
 	else if (strcmp(property, "size_mb") == 0)
 		e->kind = EXPECT_SIZE_MB;
+	else if (strcmp(property, "capped_by") == 0)
+	{
+		const char *source = strtok(NULL, separators);
+
+		e->kind = EXPECT_CAPPED_BY;
+		if (source == NULL)
+			die("expect capped_by: which cap?", path);
+		if (strcmp(source, "walsizer.max") == 0)
+			e->cap_source = WALSIZER_CAP_SETTING;
+		else if (strcmp(source, "disk") == 0)
+			e->cap_source = WALSIZER_CAP_DISK;
+		else if (strcmp(source, "recovery_time") == 0)
+			e->cap_source = WALSIZER_CAP_RECOVERY_TIME;
+		else
+			die("expect capped_by: unknown cap", source);
+		if (strtok(NULL, separators) != NULL)
+			die("expect capped_by takes no options", path);
+		trace->nexpects++;
+		return;
+	}
 	else
 		die("unknown property", property);
 	for (int i = 0; i < (EXPECT_IS_RANGE(e->kind) ? 2 : 1); i++)
@@ -348,6 +379,10 @@ parse_trace(const char *path, Trace *trace)
 			s->min_mb = (int64_t) a;
 		else if (strcmp(key, "disk_cap_mb") == 0)
 			s->disk_cap_mb = (int64_t) a;
+		else if (strcmp(key, "max_recovery_time") == 0)
+			trace->max_recovery_s = a;
+		else if (strcmp(key, "replay_rate") == 0)
+			trace->replay_mb_s = a;
 		else if (strcmp(key, "threshold") == 0)
 			s->threshold = (int) a;
 		else if (strcmp(key, "ratio") == 0)
@@ -405,6 +440,10 @@ parse_trace(const char *path, Trace *trace)
 		die("no load phases", path);
 	if (!baseline_given)
 		s->baseline_mb = s->current_mb;
+	if (trace->max_recovery_s < 0 || trace->replay_mb_s < 0)
+		die("max_recovery_time and replay_rate must not be negative", path);
+	s->recovery_cap_mb = walsizer_recovery_cap_mb(trace->max_recovery_s,
+												  trace->replay_mb_s * (double) BYTES_PER_MB);
 	if (trace->duration_s <= 0)
 		for (int i = 0; i < trace->nphases; i++)
 			trace->duration_s += trace->phases[i].seconds;
@@ -707,10 +746,11 @@ round_up_to(int64_t mb, int64_t unit_mb)
 }
 
 /*
- * The limits as the README states them: the cap is walsizer.max, or the
- * disk cap when lower, in whole segments; the floor is walsizer.min
- * (clamped to the cap), else the DBA's own value (even above the cap); both
- * at least max_wal_size's minimum of two segments.  A disk cap below the
+ * The limits as the README states them: the cap is the lowest of
+ * walsizer.max, the disk cap and the recovery-time bound, in whole
+ * segments; the floor is walsizer.min (clamped to the cap), else the DBA's
+ * own value (even above walsizer.max and the recovery-time bound); both at
+ * least max_wal_size's minimum of two segments.  A disk cap below the
  * floor wins: running out of pg_wal is worse than checkpoints.
  */
 static void
@@ -721,12 +761,23 @@ true_limits(const WalsizerSettings *s, Truth *truth)
 	int64_t		smallest_mb = 2 * seg_mb;
 	bool		disk_capped = s->disk_cap_mb > 0 && s->disk_cap_mb < s->max_mb;
 	int64_t		cap_mb = disk_capped ? s->disk_cap_mb : s->max_mb;
+	bool		recovery_capped = s->recovery_cap_mb > 0 &&
+		s->recovery_cap_mb < cap_mb;
+	int64_t		without_recovery_mb;
 	int64_t		floor_mb;
 
 	cap_mb = cap_mb / seg_mb * seg_mb;
 	if (cap_mb < smallest_mb)
 		cap_mb = smallest_mb;
+	without_recovery_mb = cap_mb;
 	truth->cap_source = disk_capped ? "the disk cap" : "walsizer.max";
+	if (recovery_capped)
+	{
+		cap_mb = s->recovery_cap_mb / seg_mb * seg_mb;
+		if (cap_mb < smallest_mb)
+			cap_mb = smallest_mb;
+		truth->cap_source = "the recovery-time bound";
+	}
 	if (s->min_mb > 0)
 	{
 		floor_mb = round_up_to(s->min_mb, seg_mb);
@@ -741,7 +792,15 @@ true_limits(const WalsizerSettings *s, Truth *truth)
 		if (floor_mb > cap_mb && !disk_capped)
 		{
 			cap_mb = floor_mb;
-			truth->cap_source = "the DBA's max_wal_size, above walsizer.max";
+			truth->cap_source = "the DBA's max_wal_size, above the cap";
+		}
+		else if (floor_mb > cap_mb && recovery_capped)
+		{
+			/* the recovery-time bound keeps it, the disk does not */
+			cap_mb = floor_mb < without_recovery_mb ? floor_mb : without_recovery_mb;
+			truth->cap_source = floor_mb < without_recovery_mb ?
+				"the DBA's max_wal_size, above the recovery-time bound" :
+				"the disk cap";
 		}
 	}
 	if (floor_mb < smallest_mb)
@@ -903,6 +962,10 @@ check_decision(Checks *c, Trace *trace, int64_t now_us, bool window_end,
 						"size changes");
 		else if (trace->expects[i].kind == EXPECT_MAX_SHRINK_FACTOR)
 			check_shrink_factor(c, &trace->expects[i], i, d, now_us);
+		else if (trace->expects[i].kind == EXPECT_CAPPED_BY &&
+				 d->action == WALSIZER_ACTION_CAPPED &&
+				 d->cap_source == trace->expects[i].cap_source)
+			trace->expects[i].count++;
 	}
 	if (!window_end)
 		return;
@@ -975,10 +1038,27 @@ check_real_final(Checks *c, const Trace *trace, int64_t final_mb,
 				 (long long) final_mb, ratio, (long long) trace->real_final_mb);
 }
 
+/* A cap's source as the capped_by property names it. */
+static const char *
+cap_source_name(WalsizerCapSource source)
+{
+	switch (source)
+	{
+		case WALSIZER_CAP_DISK:
+			return "disk";
+		case WALSIZER_CAP_RECOVERY_TIME:
+			return "recovery_time";
+		case WALSIZER_CAP_SETTING:
+			break;
+	}
+	return "walsizer.max";
+}
+
 static const char *const expect_names[] = {
 	[EXPECT_MAX_FORCED] = "max_forced",
 	[EXPECT_MAX_CHANGES] = "max_changes",
 	[EXPECT_MAX_SHRINK_FACTOR] = "max_shrink_factor",
+	[EXPECT_CAPPED_BY] = "capped_by",
 	[EXPECT_NEED_RATIO] = "need_ratio",
 	[EXPECT_SIZE_MB] = "size_mb",
 };
@@ -1012,6 +1092,9 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 		if (EXPECT_IS_RANGE(e->kind) && c->lowest[i] > c->highest[i])
 			fail(v, end_us, "never checked: no sample from t=%lds on",
 				 e->from_s);
+		if (e->kind == EXPECT_CAPPED_BY && e->count == 0)
+			fail(v, end_us, "no decision reported a growth capped by %s",
+				 cap_source_name(e->cap_source));
 		if (e->kind == EXPECT_NEED_RATIO)
 			snprintf(held, sizeof(held),
 					 "holds: size / need from %.2f to %.2f, within [%g, %g]",
@@ -1024,6 +1107,10 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 			snprintf(held, sizeof(held),
 					 "holds: shrinks divided the size by at most %.2f, at most %g",
 					 c->highest[i], e->limit);
+		else if (e->kind == EXPECT_CAPPED_BY)
+			snprintf(held, sizeof(held),
+					 "holds: %ld decisions reported a growth capped by %s",
+					 e->count, cap_source_name(e->cap_source));
 		else
 			snprintf(held, sizeof(held), "holds: %ld, at most %g",
 					 e->count, e->limit);
@@ -1162,6 +1249,10 @@ main(int argc, char **argv)
 		   name, trace.duration_s, (long long) start_mb,
 		   (long long) s->max_mb, (long long) (s->segment_bytes / BYTES_PER_MB),
 		   s->checkpoint_timeout_s, trace.window_s, trace.sample_interval_ms);
+	if (s->recovery_cap_mb > 0)
+		printf("recovery-time bound: %g s at %g MB/s allows %lld MB\n",
+			   trace.max_recovery_s, trace.replay_mb_s,
+			   (long long) s->recovery_cap_mb);
 	printf("wal written: %.0f MB\n",
 		   (double) (server.stats.insert_lsn - (uint64_t) s->segment_bytes) /
 		   (double) BYTES_PER_MB);

@@ -18,15 +18,23 @@
 #include "state_format.h"
 
 /*
- * Byte offsets in a version 1 image, from the layout in state_format.c: a
+ * Byte offsets in a version 2 image, from the layout in state_format.c: a
  * record is at, action, confirmed, seven 8-byte fields and the reason.
+ * Version 1 lacks the crash recovery fields, from OFFSET_REDO_LSN on.
  */
 #define OFFSET_VERSION 4
 #define OFFSET_COUNT 8
 #define OFFSET_BASELINE 16
 #define OFFSET_DECISIONS_TOTAL 40
 #define OFFSET_POLICY 48
-#define HEADER_BYTES 64
+#define OFFSET_REDO_LSN 64
+#define OFFSET_POSTMASTER_START 72
+#define OFFSET_STOPPED_CLEANLY 80
+#define OFFSET_REPLAY_COUNT 84
+#define OFFSET_REPLAY_NEXT 88
+#define OFFSET_REPLAY_RATES 92
+#define HEADER_V1_BYTES 64
+#define HEADER_BYTES (OFFSET_REPLAY_RATES + WALSIZER_REPLAY_RATES * 8)
 #define RECORD_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
 #define RECORD_AT 0
 #define RECORD_ACTION 8
@@ -323,7 +331,7 @@ static void
 bump_version(unsigned char *buf, size_t *len)
 {
 	(void) len;
-	put_le(buf + OFFSET_VERSION, 2, 4);
+	put_le(buf + OFFSET_VERSION, 3, 4);
 }
 
 static void
@@ -781,6 +789,390 @@ decode_rejects_empty_and_missing_buffers(void)
 	free(out);
 }
 
+/* --- the crash recovery fields (format version 2) --------------------------- */
+
+static double
+double_of(const unsigned char *p)
+{
+	uint64_t	bits = 0;
+	double		value;
+
+	for (int i = 0; i < 8; i++)
+		bits |= (uint64_t) p[i] << (8 * i);
+	memcpy(&value, &bits, sizeof(value));
+	return value;
+}
+
+static void
+put_double(unsigned char *p, double value)
+{
+	uint64_t	bits;
+
+	memcpy(&bits, &value, sizeof(bits));
+	put_le(p, bits, 8);
+}
+
+/* The i-th oldest valid replay rate of a ring. */
+static double
+replay_rate_at(const WalsizerPersistent *state, int i)
+{
+	return state->replay_rates[(state->replay_next - state->replay_count + i +
+								WALSIZER_REPLAY_RATES) % WALSIZER_REPLAY_RATES];
+}
+
+static void
+replay_rate_append_keeps_the_last_few(void)
+{
+	WalsizerPersistent *state = calloc(1, sizeof(WalsizerPersistent));
+
+	walsizer_replay_rate_append(state, 10e6);
+	CHECK_EQ(state->replay_count, 1);
+	CHECK_EQ(state->replay_next, 1);
+	CHECK(replay_rate_at(state, 0) == 10e6);
+
+	/* six measurements in a ring of four: the last four, oldest first */
+	for (int i = 2; i <= 6; i++)
+		walsizer_replay_rate_append(state, i * 10e6);
+	CHECK_EQ(state->replay_count, WALSIZER_REPLAY_RATES);
+	CHECK_EQ(state->replay_next, 6 % WALSIZER_REPLAY_RATES);
+	for (int i = 0; i < WALSIZER_REPLAY_RATES; i++)
+		CHECK(replay_rate_at(state, i) == (i + 3) * 10e6);
+	free(state);
+}
+
+/* A measurement that went wrong is no rate: keeping it would lose the file. */
+static void
+replay_rate_append_ignores_what_is_no_rate(void)
+{
+	WalsizerPersistent *state = calloc(1, sizeof(WalsizerPersistent));
+	double		no_rates[] = {0, -0.0, -5e6, NAN, INFINITY, -INFINITY};
+
+	walsizer_replay_rate_append(state, 7e6);
+	for (size_t i = 0; i < sizeof(no_rates) / sizeof(no_rates[0]); i++)
+		walsizer_replay_rate_append(state, no_rates[i]);
+	CHECK_EQ(state->replay_count, 1);
+	CHECK_EQ(state->replay_next, 1);
+	CHECK(replay_rate_at(state, 0) == 7e6);
+	free(state);
+}
+
+static void
+round_trip_keeps_the_crash_recovery_fields(void)
+{
+	WalsizerPersistent *state = state_with_records(5);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	char		err[128] = "";
+	size_t		len;
+	unsigned char *buf;
+
+	state->completed_redo_lsn = UINT64_C(0x1234567890ABCDEF);
+	state->postmaster_started_at = 817000000000000;
+	state->stopped_cleanly = 1;
+	for (int i = 1; i <= 5; i++)
+		walsizer_replay_rate_append(state, i * 1.5e6);
+	buf = encode(state, &len);
+	CHECK_UEQ(len, HEADER_BYTES + 5 * RECORD_BYTES + CHECKSUM_BYTES);
+	CHECK_EQ(buf[OFFSET_VERSION], 2);
+	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+	CHECK_STR_CONTAINS("", err);
+	CHECK_UEQ(decoded->completed_redo_lsn, UINT64_C(0x1234567890ABCDEF));
+	CHECK_EQ(decoded->postmaster_started_at, 817000000000000);
+	CHECK_EQ(decoded->stopped_cleanly, 1);
+	CHECK_EQ(decoded->replay_count, WALSIZER_REPLAY_RATES);
+	CHECK_EQ(decoded->replay_next, state->replay_next);
+	for (int i = 0; i < WALSIZER_REPLAY_RATES; i++)
+		CHECK(replay_rate_at(decoded, i) == (i + 2) * 1.5e6);
+	CHECK_EQ(decoded->history_count, 5);
+	CHECK(records_equal(walsizer_history_latest(decoded),
+						walsizer_history_latest(state)));
+
+	/* a measurement after the reload continues the same ring */
+	walsizer_replay_rate_append(decoded, 9e6);
+	CHECK(replay_rate_at(decoded, WALSIZER_REPLAY_RATES - 1) == 9e6);
+	CHECK(replay_rate_at(decoded, 0) == 3 * 1.5e6);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/*
+ * The slots past the valid rates are written as 0, whatever the struct
+ * holds there, and read back as 0 whatever the file holds there: only the
+ * valid ones are rates.
+ */
+static void
+unused_replay_slots_hold_nothing(void)
+{
+	WalsizerPersistent *state = state_with_records(1);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf;
+
+	walsizer_replay_rate_append(state, 4e6);
+	state->replay_rates[2] = NAN;
+	buf = encode(state, &len);
+	CHECK(len > 0);
+	CHECK(double_of(buf + OFFSET_REPLAY_RATES) == 4e6);
+	for (int slot = 1; slot < WALSIZER_REPLAY_RATES; slot++)
+		CHECK(double_of(buf + OFFSET_REPLAY_RATES + 8 * slot) == 0);
+
+	put_double(buf + OFFSET_REPLAY_RATES + 8 * 3, -1);
+	reseal(buf, len);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_EQ(decoded->replay_count, 1);
+	CHECK(decoded->replay_rates[0] == 4e6);
+	CHECK(decoded->replay_rates[3] == 0);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/*
+ * A version 1 image, as the previous release wrote it: the version 2
+ * image without the crash recovery fields.
+ */
+static unsigned char *
+version_1_image(const WalsizerPersistent *state, size_t *len)
+{
+	size_t		v2_len;
+	unsigned char *buf = encode(state, &v2_len);
+
+	memmove(buf + HEADER_V1_BYTES, buf + HEADER_BYTES, v2_len - HEADER_BYTES);
+	*len = v2_len - (HEADER_BYTES - HEADER_V1_BYTES);
+	put_le(buf + OFFSET_VERSION, 1, 4);
+	reseal(buf, *len);
+	return buf;
+}
+
+static void
+version_1_file_reads_with_no_crash_recovery_known(void)
+{
+	WalsizerPersistent *state = state_with_records(WALSIZER_HISTORY_LEN + 3);
+	WalsizerPersistent *decoded = malloc(sizeof(WalsizerPersistent));
+	char		err[128] = "";
+	size_t		len;
+	unsigned char *buf;
+
+	/* the encoding of these lands in the removed fields only */
+	state->completed_redo_lsn = 77;
+	state->postmaster_started_at = 99;
+	state->stopped_cleanly = 1;
+	walsizer_replay_rate_append(state, 5e6);
+	buf = version_1_image(state, &len);
+	CHECK_UEQ(len, HEADER_V1_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
+			  CHECKSUM_BYTES);
+
+	memset(decoded, 0xA5, sizeof(WalsizerPersistent));
+	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+	CHECK_STR_CONTAINS("", err);
+	CHECK_EQ(decoded->baseline_mb, 1024);
+	CHECK_EQ(decoded->last_set_mb, 2048);
+	CHECK_UEQ(decoded->decisions_total, WALSIZER_HISTORY_LEN + 3);
+	CHECK_EQ(decoded->policy.windows_since_change, 7);
+	CHECK_EQ(decoded->history_count, WALSIZER_HISTORY_LEN);
+	for (int i = 0; i < WALSIZER_HISTORY_LEN; i++)
+		CHECK(records_equal(walsizer_history_at(decoded, i),
+							walsizer_history_at(state, i)));
+	CHECK_UEQ(decoded->completed_redo_lsn, 0);
+	CHECK_EQ(decoded->postmaster_started_at, 0);
+	CHECK_EQ(decoded->stopped_cleanly, 0);
+	CHECK_EQ(decoded->replay_count, 0);
+	CHECK_EQ(decoded->replay_next, 0);
+	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+		CHECK(decoded->replay_rates[slot] == 0);
+
+	/* and it is written back as version 2 */
+	free(buf);
+	buf = encode(decoded, &len);
+	CHECK_EQ(buf[OFFSET_VERSION], 2);
+	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
+			  CHECKSUM_BYTES);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+static void
+version_1_file_without_records_reads(void)
+{
+	WalsizerPersistent *state = state_with_records(0);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf = version_1_image(state, &len);
+
+	CHECK_UEQ(len, HEADER_V1_BYTES + CHECKSUM_BYTES);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_EQ(decoded->baseline_mb, 1024);
+	CHECK_EQ(decoded->history_count, 0);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/* Each version has its own length: a version 2 body labelled 1 is damage. */
+static void
+claim_version_1(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_VERSION, 1, 4);
+}
+
+static void
+claim_version_0(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_VERSION, 0, 4);
+}
+
+static void
+decode_rejects_a_version_that_does_not_match_the_length(void)
+{
+	expect_rejected(claim_version_1, true, "length");
+	expect_rejected(claim_version_0, true, "unsupported version");
+}
+
+/* The value a damage function below writes, and where. */
+static int64_t recovery_value;
+static double recovery_rate;
+
+static void
+set_replay_count(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_REPLAY_COUNT, (uint64_t) recovery_value, 4);
+}
+
+static void
+set_replay_next(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_REPLAY_NEXT, (uint64_t) recovery_value, 4);
+}
+
+static void
+set_postmaster_start(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_POSTMASTER_START, (uint64_t) recovery_value, 8);
+}
+
+static void
+set_stopped_cleanly(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_STOPPED_CLEANLY, (uint64_t) recovery_value, 4);
+}
+
+/* Two valid rates, in slots 1 and 2; the second is recovery_rate. */
+static void
+set_second_replay_rate(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_REPLAY_COUNT, 2, 4);
+	put_le(buf + OFFSET_REPLAY_NEXT, 3, 4);
+	put_double(buf + OFFSET_REPLAY_RATES + 8 * 1, 6e6);
+	put_double(buf + OFFSET_REPLAY_RATES + 8 * 2, recovery_rate);
+}
+
+static void
+decode_rejects_impossible_crash_recovery_fields(void)
+{
+	int64_t		counts[] = {WALSIZER_REPLAY_RATES + 1, -1, INT32_MAX};
+	int64_t		nexts[] = {WALSIZER_REPLAY_RATES, -1};
+	int64_t		flags[] = {2, -1};
+	int64_t		start_times[] = {FIRST_VALID_TIME - 1, FIRST_INVALID_TIME,
+	INT64_MIN, INT64_MAX};
+	double		rates[] = {0, -0.0, -1e6, NAN, INFINITY, -INFINITY};
+
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+	{
+		recovery_value = counts[i];
+		expect_rejected(set_replay_count, true, "replay rate ring");
+	}
+	for (size_t i = 0; i < sizeof(nexts) / sizeof(nexts[0]); i++)
+	{
+		recovery_value = nexts[i];
+		expect_rejected(set_replay_next, true, "replay rate ring");
+	}
+	for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+	{
+		recovery_rate = rates[i];
+		expect_rejected(set_second_replay_rate, true, "invalid replay rate");
+	}
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+	{
+		recovery_value = flags[i];
+		expect_rejected(set_stopped_cleanly, true, "clean stop flag");
+	}
+	/* PostgreSQL's TimestampTz range, as for a record's time */
+	for (size_t i = 0; i < sizeof(start_times) / sizeof(start_times[0]); i++)
+	{
+		recovery_value = start_times[i];
+		expect_rejected(set_postmaster_start, true, "postmaster start time");
+	}
+}
+
+/* The edges of what is accepted: a full ring, the last slot, a tiny rate. */
+static void
+decode_accepts_the_edges_of_the_crash_recovery_fields(void)
+{
+	WalsizerPersistent *state = state_with_records(2);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf;
+
+	for (int i = 0; i < WALSIZER_REPLAY_RATES - 1; i++)
+		walsizer_replay_rate_append(state, 1e6);
+	walsizer_replay_rate_append(state, 4.9e-324);
+	state->completed_redo_lsn = UINT64_MAX;
+	state->postmaster_started_at = FIRST_INVALID_TIME - 1;
+	buf = encode(state, &len);
+	CHECK_EQ(state->replay_next, 0);
+	put_le(buf + OFFSET_REPLAY_NEXT, WALSIZER_REPLAY_RATES - 1, 4);
+	reseal(buf, len);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_EQ(decoded->replay_count, WALSIZER_REPLAY_RATES);
+	CHECK_EQ(decoded->replay_next, WALSIZER_REPLAY_RATES - 1);
+	CHECK(decoded->replay_rates[WALSIZER_REPLAY_RATES - 1] == 4.9e-324);
+	CHECK_UEQ(decoded->completed_redo_lsn, UINT64_MAX);
+	CHECK_EQ(decoded->postmaster_started_at, FIRST_INVALID_TIME - 1);
+	CHECK_EQ(decoded->stopped_cleanly, 0);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/* The writer never writes what the reader rejects: it refuses instead. */
+static void
+encode_refuses_impossible_crash_recovery_fields(void)
+{
+	WalsizerPersistent *state = state_with_records(1);
+	unsigned char *buf = malloc(walsizer_state_encoded_size());
+	size_t		size = walsizer_state_encoded_size();
+
+	state->replay_count = WALSIZER_REPLAY_RATES + 1;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->replay_count = 0;
+	state->replay_next = -1;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->replay_next = 0;
+	state->stopped_cleanly = 2;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->stopped_cleanly = 1;
+	state->postmaster_started_at = INT64_MAX;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->postmaster_started_at = FIRST_VALID_TIME;
+	state->replay_count = 1;
+	state->replay_next = 1;
+	state->replay_rates[0] = NAN;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->replay_rates[0] = 2e6;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size),
+			  HEADER_BYTES + RECORD_BYTES + CHECKSUM_BYTES);
+	free(buf);
+	free(state);
+}
+
 int
 main(void)
 {
@@ -815,5 +1207,15 @@ main(void)
 	RUN_TEST(suite, history_append_keeps_only_what_the_decoder_accepts);
 	RUN_TEST(suite, history_append_keeps_times_in_range);
 	RUN_TEST(suite, decode_rejects_empty_and_missing_buffers);
+	RUN_TEST(suite, replay_rate_append_keeps_the_last_few);
+	RUN_TEST(suite, replay_rate_append_ignores_what_is_no_rate);
+	RUN_TEST(suite, round_trip_keeps_the_crash_recovery_fields);
+	RUN_TEST(suite, unused_replay_slots_hold_nothing);
+	RUN_TEST(suite, version_1_file_reads_with_no_crash_recovery_known);
+	RUN_TEST(suite, version_1_file_without_records_reads);
+	RUN_TEST(suite, decode_rejects_a_version_that_does_not_match_the_length);
+	RUN_TEST(suite, decode_rejects_impossible_crash_recovery_fields);
+	RUN_TEST(suite, decode_accepts_the_edges_of_the_crash_recovery_fields);
+	RUN_TEST(suite, encode_refuses_impossible_crash_recovery_fields);
 	return unit_exit_status();
 }

@@ -1,0 +1,125 @@
+# walsizer-test: slow
+# (three crash cycles of about 45 s: test/pg-matrix.sh runs it on the oldest
+# and the newest major only)
+# status().estimated_recovery_s against real crash recoveries: under
+# pgbench the whole server is SIGKILLed at three points of the checkpoint
+# cycle, and the time until it accepts connections again is compared with
+# the estimate read just before the kill.  The estimate is the worst case,
+# so it may be above the real time, but never more than 20 % below it, and
+# once a recovery has been measured (replay_rate_source = 'measured') never
+# more than 3 times above it.
+use strict;
+use warnings;
+use FindBin;
+use lib "$FindBin::RealBin/../perl";
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+use WalsizerTest;
+
+my $node = walsizer_node('recovery_time',
+	init => { allows_streaming => 1 },    # wal_level replica: pgbench writes WAL
+	conf => {
+		max_wal_size => "'2GB'",
+		checkpoint_timeout => "'30s'",
+		# as on a real server, not the test framework's 1MB and fsync off:
+		# a checkpoint has enough to write to be spread over the cycle, and
+		# a crash recovery syncs the data directory before it replays
+		shared_buffers => "'128MB'",
+		fsync => 'on',
+		'walsizer.max_recovery_time' => 0,    # measured, not bounded, here
+	});
+$node->command_ok([ 'pgbench', '-i', '-q', '-s', '20', '-h', $node->host,
+	'-p', $node->port, 'postgres' ], 'pgbench tables created');
+
+sub wal_since_completed_checkpoint_mb
+{
+	return $node->safe_psql('postgres',
+		"SELECT (pg_current_wal_insert_lsn() - redo_lsn) / 1048576 FROM pg_control_checkpoint()");
+}
+
+# Where the time went, from the server log's millisecond timestamps:
+# before redo (start-up, the fsync of the data directory), redo, and after
+# it (the end-of-recovery checkpoint).  Only for the test's notes.
+sub recovery_phases
+{
+	my ($log) = @_;
+	my %at;
+	for my $line (split /\n/, $log)
+	{
+		next unless $line =~ /^\d+-\d+-\d+ (\d+):(\d+):([\d.]+)/;
+		my $t = $1 * 3600 + $2 * 60 + $3;
+		$at{start} //= $t if $line =~ /starting PostgreSQL/;
+		$at{redo} //= $t if $line =~ /redo starts at/;
+		$at{done} //= $t if $line =~ /redo done at/;
+		$at{ready} //= $t if $line =~ /ready to accept connections/;
+	}
+	return 'phases unknown' unless 4 == grep { defined } @at{qw(start redo done ready)};
+	return sprintf('before redo %.2f s, redo %.2f s, after %.2f s',
+		$at{redo} - $at{start}, $at{done} - $at{redo}, $at{ready} - $at{done});
+}
+
+# Kill the given number of seconds after a checkpoint that started under
+# the load has completed: late in a cycle (the most WAL, so the first
+# crash surely has enough to measure), early, and half way.
+my @offsets = (22, 2, 12);
+my $log_offset;
+for my $crash (1 .. 3)
+{
+	my $load = start_pgbench($node, '-c', 4, '-j', 4, '-T', 150);
+	my $load_started = time;
+	ok(poll_until($node,
+			"SELECT checkpoint_time > to_timestamp($load_started) FROM pg_control_checkpoint()",
+			90),
+		"crash $crash: a checkpoint under the load completed");
+	sleep $offsets[ $crash - 1 ];
+	my ($estimate, $source) = split /\|/, $node->safe_psql('postgres',
+		'SELECT estimated_recovery_s, replay_rate_source FROM walsizer.status()');
+	my $pending_mb = wal_since_completed_checkpoint_mb();
+	kill9_all($node);
+	reap_orphans_here();
+	finish_pgbench($load);
+
+	$log_offset = -s $node->logfile;
+	my $started = time;
+	$node->start;    # pg_ctl -w: returns once the server accepts connections
+	my $down = time - $started;
+	note(sprintf('crash %d: %d MB to replay, estimate %.1f s (%s rate), down %.1f s (%s)',
+			$crash, $pending_mb, $estimate, $source, $down,
+			recovery_phases(slurp_file($node->logfile, $log_offset))));
+	cmp_ok($estimate, '>=', 0.8 * $down,
+		sprintf('crash %d: the estimate (%.1f s) is not more than 20 %% below the real %.1f s',
+			$crash, $estimate, $down));
+	if ($crash == 1)
+	{
+		is($source, 'assumed', 'before any crash the rate is the assumed one');
+	}
+	else
+	{
+		is($source, 'measured', "crash $crash: the estimate used a measured rate");
+		cmp_ok($estimate, '<=', 3 * $down,
+			sprintf('crash %d: the estimate (%.1f s) is at most 3x the real %.1f s',
+				$crash, $estimate, $down));
+	}
+
+	wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+		"crash $crash: the worker runs again");
+	my $log = slurp_file($node->logfile, $log_offset);
+	like($log, qr/LOG:  crash recovery replayed \d+ MB in [\d.]+ s: [\d.]+ MB\/s/,
+		"crash $crash: the recovery was measured and logged");
+	is(status_value($node, 'replay_rate_source'), 'measured',
+		"crash $crash: the rate in use is now measured");
+}
+
+# a clean restart is no crash: nothing is measured
+my $rate = status_value($node, 'replay_rate_bytes_per_s');
+$log_offset = -s $node->logfile;
+$node->restart;
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()', 'worker back');
+unlike(slurp_file($node->logfile, $log_offset), qr/crash recovery replayed/,
+	'a clean restart measures no recovery');
+is(status_value($node, 'replay_rate_bytes_per_s'), $rate,
+	'and keeps the measured rate');
+
+$node->stop;
+done_testing();
