@@ -163,8 +163,12 @@ wait_for($node,
 	'a grow succeeds and is confirmed once space returns');
 my $took = time - $freed_at;
 $load->{handle}->kill_kill;
-cmp_ok($took, '<=', 3 * $window_s + 2,
-	sprintf('it came %.1f s after the space did, within the cooldown', $took));
+# A failed change is tried again 10 s later (act.c's RETRY_FIRST_DELAY_S,
+# which is also the longest delay when the window is shorter), then needs a
+# sample and a window to be confirmed: the space may come back just after
+# an attempt, so up to 10 s + 2 windows, and 2 s for a busy machine.
+cmp_ok($took, '<=', 10 + 2 * $window_s + 2,
+	sprintf('it came %.1f s after the space did, at the next retry', $took));
 my $grow = (decision_rows($node, "action = 'grow'"))[-1];
 wait_for($node,
 	"SELECT confirmed FROM walsizer.decisions() WHERE action = 'grow' ORDER BY at DESC LIMIT 1",
