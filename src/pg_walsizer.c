@@ -136,7 +136,7 @@ define_settings(void)
 
 	DefineCustomIntVariable("walsizer.replay_rate",
 							"WAL replayed per second of a crash recovery, in MB, for walsizer.max_recovery_time.",
-							"0 uses the slowest of the last crash recoveries pg_walsizer measured, and a conservative assumed rate before any.",
+							"0 uses 0.8 times the slowest of the last crash recoveries pg_walsizer measured, and a conservative assumed rate before any.",
 							&walsizer_replay_rate_mb_s, 0, 0, 1000000,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 

@@ -206,6 +206,7 @@ extern int64_t walsizer_recovery_cap_mb(double max_recovery_s,
 extern double walsizer_estimated_recovery_s(int64_t size_mb,
 											double completion_target,
 											uint64_t cycle_bytes,
+											uint64_t seen_bytes,
 											double replay_bytes_per_s);
 extern double walsizer_conservative_replay_rate(const double *rates,
 												int count);

@@ -17,8 +17,8 @@
  * per second of unavailability, includes the start-up and the
  * end-of-recovery checkpoint: what a DBA waits for, not the replay alone.
  *
- * The last WALSIZER_REPLAY_RATES measurements are kept; the slowest is
- * used (walsizer_conservative_replay_rate()).  Before any, the assumed
+ * The last WALSIZER_REPLAY_RATES measurements are kept; a share of the
+ * slowest is used (walsizer_conservative_replay_rate()).  Before any, the assumed
  * rate WALSIZER_ASSUMED_REPLAY_RATE_MB_S; walsizer.replay_rate, when set,
  * overrides both.
  *
@@ -105,7 +105,7 @@ walsizer_recovery_at_start(void)
 					(errmsg("crash recovery replayed %.0f MB in %.1f s: %.1f MB/s",
 							(double) replayed / BYTES_PER_MB, seconds,
 							rate / BYTES_PER_MB),
-					 errdetail("From the server's start to the end of recovery; pg_walsizer sizes for the slowest of its last %d measurements.",
+					 errdetail("From the server's start to the end of recovery; pg_walsizer plans with 0.8 times the slowest of its last %d measurements.",
 							   WALSIZER_REPLAY_RATES)));
 		}
 		else
@@ -123,13 +123,27 @@ walsizer_recovery_at_start(void)
 }
 
 /*
+ * The most WAL a crash would have replayed (insert position less the redo
+ * pointer of the last completed checkpoint) at any sample of each of the
+ * last SEEN_CYCLES checkpoint cycles, and of the one in progress: the
+ * worst case the estimate must not fall below.  In process memory; a new
+ * worker starts from nothing.
+ */
+#define SEEN_CYCLES 4
+static uint64 seen_peaks[SEEN_CYCLES];
+static int	seen_next;
+static uint64 seen_in_cycle;
+
+/*
  * At every sample: keep the redo pointer a crash would replay from in the
- * state file.  It moves once per checkpoint, and so does the save.
+ * state file (it moves once per checkpoint, and so does the save), and the
+ * WAL a crash would replay now.
  */
 void
 walsizer_recovery_track_checkpoint(void)
 {
 	XLogRecPtr	redo = completed_checkpoint_redo();
+	XLogRecPtr	insert = GetXLogInsertRecPtr();
 	bool		moved;
 
 	if (redo == InvalidXLogRecPtr)
@@ -138,8 +152,31 @@ walsizer_recovery_track_checkpoint(void)
 	moved = walsizer_shared->persistent.completed_redo_lsn != redo;
 	walsizer_shared->persistent.completed_redo_lsn = redo;
 	LWLockRelease(walsizer_shared->lock);
+
+	/* a checkpoint completed: the cycle's worst moment was just before */
+	if (moved && seen_in_cycle > 0)
+	{
+		seen_peaks[seen_next] = seen_in_cycle;
+		seen_next = (seen_next + 1) % SEEN_CYCLES;
+		seen_in_cycle = 0;
+	}
+	if (insert > redo && insert - redo > seen_in_cycle)
+		seen_in_cycle = insert - redo;
+
 	if (moved)
 		walsizer_state_save();
+}
+
+/* The most WAL a crash would have replayed in the last few cycles. */
+uint64
+walsizer_recovery_seen_bytes(void)
+{
+	uint64		most = seen_in_cycle;
+
+	for (int i = 0; i < SEEN_CYCLES; i++)
+		if (seen_peaks[i] > most)
+			most = seen_peaks[i];
+	return most;
 }
 
 /* The worker stops on a shutdown request; the caller saves the state. */

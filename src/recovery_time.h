@@ -22,12 +22,13 @@
 typedef enum WalsizerReplayRateSource
 {
 	WALSIZER_REPLAY_ASSUMED,	/* nothing measured yet: the built-in figure */
-	WALSIZER_REPLAY_MEASURED,	/* the slowest recent crash recovery */
+	WALSIZER_REPLAY_MEASURED,	/* the slowest recent crash recovery, less a margin */
 	WALSIZER_REPLAY_SETTING		/* walsizer.replay_rate, the DBA's figure */
 } WalsizerReplayRateSource;
 
 extern void walsizer_recovery_at_start(void);
 extern void walsizer_recovery_track_checkpoint(void);
+extern uint64 walsizer_recovery_seen_bytes(void);
 extern void walsizer_recovery_note_clean_stop(void);
 extern double walsizer_replay_rate(WalsizerReplayRateSource *source);
 extern const char *walsizer_replay_rate_source_name(WalsizerReplayRateSource source);

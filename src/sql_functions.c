@@ -380,6 +380,7 @@ walsizer_recommend(PG_FUNCTION_ARGS)
 		put(&row, Float8GetDatum(walsizer_estimated_recovery_s(plan.new_mb,
 															   CheckPointCompletionTarget,
 															   cycle_bytes,
+															   0,	/* at another size */
 															   replay_rate)));
 		Assert(row.next == RECOMMEND_COLUMNS);
 	}

@@ -286,8 +286,10 @@ wsw_plan(const WalsizerMeasurements *m, bool window_just_ended,
  * server down: the WAL of a cycle at the current load (the last complete
  * one; before any, the peak rate over a checkpoint_timeout) and the WAL
  * written during its checkpoint, at most max_wal_size, over the replay
- * rate.  The last cycle, not the heaviest in the horizon: the first cycles
- * after a start are full of full-page images and would overstate it.
+ * rate, and never less than a crash would really have replayed in the
+ * last few cycles.  The last cycle, not the heaviest in the horizon: the
+ * first cycles after a start are full of full-page images and would
+ * overstate it.
  */
 static void
 wsw_estimate_recovery(const WalsizerMeasurements *m,
@@ -304,7 +306,9 @@ wsw_estimate_recovery(const WalsizerMeasurements *m,
 	report->estimated_recovery_s =
 		walsizer_estimated_recovery_s(max_wal_size_mb,
 									  CheckPointCompletionTarget,
-									  cycle_bytes, report->replay_rate);
+									  cycle_bytes,
+									  walsizer_recovery_seen_bytes(),
+									  report->replay_rate);
 }
 
 /* --- The loop ------------------------------------------------------------ */

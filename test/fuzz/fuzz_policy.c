@@ -506,6 +506,7 @@ read_recovery_cap(FuzzInput *in)
 	double		rates[3];
 	int64_t		cap_mb;
 	double		estimate_s;
+	uint64_t	seen_bytes;
 	double		conservative;
 
 	cap_mb = walsizer_recovery_cap_mb(max_recovery_s, replay_rate);
@@ -516,26 +517,39 @@ read_recovery_cap(FuzzInput *in)
 		  isfinite(replay_rate) && replay_rate > 0))
 		abort();
 
-	/* an estimate is never negative, nor more than the size over the rate */
+	/*
+	 * An estimate is never negative, never more than the size or the WAL
+	 * seen pending (whichever is more) over the rate, and never less than
+	 * the WAL seen pending over the rate.
+	 */
+	seen_bytes = (uint64_t) cap_mb << (cap_mb % 2 ? 21 : 19);
 	estimate_s = walsizer_estimated_recovery_s(cap_mb, max_recovery_s,
 											   (uint64_t) cap_mb << 10,
-											   replay_rate);
+											   seen_bytes, replay_rate);
 	if (!(estimate_s >= 0))
 		abort();
-	if (isfinite(replay_rate) && replay_rate > 0 &&
-		estimate_s > (double) cap_mb * BYTES_PER_MB / replay_rate * (1 + 1e-12))
-		abort();
+	if (isfinite(replay_rate) && replay_rate > 0)
+	{
+		double		most = (double) cap_mb * BYTES_PER_MB;
 
-	/* the conservative rate is the slowest valid one */
+		if ((double) seen_bytes > most)
+			most = (double) seen_bytes;
+		if (estimate_s > most / replay_rate * (1 + 1e-12) ||
+			estimate_s < (double) seen_bytes / replay_rate * (1 - 1e-12))
+			abort();
+	}
+
+	/* the conservative rate is a share of the slowest valid one */
 	rates[0] = replay_rate;
 	rates[1] = max_recovery_s;
 	rates[2] = (double) cap_mb;
 	conservative = walsizer_conservative_replay_rate(rates, 3);
 	for (int i = 0; i < 3; i++)
-		if (isfinite(rates[i]) && rates[i] > 0 && rates[i] < conservative)
+		if (isfinite(rates[i]) && rates[i] > 0 &&
+			conservative > 0.8 * rates[i] * (1 + 1e-12))
 			abort();
-	if (conservative != 0 && conservative != rates[0] &&
-		conservative != rates[1] && conservative != rates[2])
+	if (conservative != 0 && conservative != 0.8 * rates[0] &&
+		conservative != 0.8 * rates[1] && conservative != 0.8 * rates[2])
 		abort();
 	return cap_mb;
 }

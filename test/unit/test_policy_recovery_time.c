@@ -74,10 +74,10 @@ estimated_recovery_replays_what_the_load_fills(void)
 	 * a cycle, recovery replays at most 1.9 * 300 = 570 MB: at 100 MB/s,
 	 * 5.7 s.
 	 */
-	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 300 * MB,
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 300 * MB, 0,
 												100 * (double) MB), 5.7);
 	/* a completion target of 0.5: 1.5 * 300 = 450 MB, 4.5 s */
-	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.5, 300 * MB,
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.5, 300 * MB, 0,
 												100 * (double) MB), 4.5);
 }
 
@@ -85,14 +85,14 @@ static void
 estimated_recovery_is_at_most_the_size(void)
 {
 	/* 600 MB a cycle would be 1140 MB: the size, 1024 MB, forces a checkpoint first */
-	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 600 * MB,
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 600 * MB, 0,
 												100 * (double) MB), 10.24);
 	/* no cycle measured: the worst case, the size */
-	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 0,
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 0, 0,
 												100 * (double) MB), 10.24);
 	/* the size as the cap was computed: it fits the bound it came from */
 	CHECK(walsizer_estimated_recovery_s(walsizer_recovery_cap_mb(7.3, 33 * (double) MB),
-										0.9, 0, 33 * (double) MB) <= 7.3);
+										0.9, 0, 0, 33 * (double) MB) <= 7.3);
 }
 
 static void
@@ -101,17 +101,39 @@ estimated_recovery_is_zero_without_a_rate(void)
 	double		no_rates[] = {0, -1, NAN, INFINITY, -INFINITY};
 
 	for (size_t i = 0; i < sizeof(no_rates) / sizeof(no_rates[0]); i++)
-		CHECK(walsizer_estimated_recovery_s(1024, 0.9, 300 * MB, no_rates[i]) == 0);
+		CHECK(walsizer_estimated_recovery_s(1024, 0.9, 300 * MB, 0, no_rates[i]) == 0);
 }
 
 /* A bogus completion target is PostgreSQL's default, 0.9, as elsewhere. */
 static void
 estimated_recovery_with_a_bogus_completion_target(void)
 {
-	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, NAN, 300 * MB,
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, NAN, 300 * MB, 0,
 												100 * (double) MB), 5.7);
-	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, -1, 300 * MB,
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, -1, 300 * MB, 0,
 												100 * (double) MB), 5.7);
+}
+
+/*
+ * What a crash would really have replayed raises the estimate above the
+ * model, up to past the size (a checkpoint can run late); less than the
+ * model changes nothing.
+ */
+static void
+estimated_recovery_is_never_below_what_was_seen(void)
+{
+	/* the model: 1.9 * 300 = 570 MB; seen 640 MB: 6.4 s at 100 MB/s */
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 300 * MB, 640 * MB,
+												100 * (double) MB), 6.4);
+	/* seen below the model: the model */
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 300 * MB, 500 * MB,
+												100 * (double) MB), 5.7);
+	/* seen past the size: what was seen */
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 600 * MB, 1100 * MB,
+												100 * (double) MB), 11.0);
+	/* nothing measured but what was seen: still the size at least */
+	CHECK_SECONDS(walsizer_estimated_recovery_s(1024, 0.9, 0, 200 * MB,
+												100 * (double) MB), 10.24);
 }
 
 static void
@@ -119,10 +141,10 @@ conservative_replay_rate_is_the_slowest(void)
 {
 	double		rates[] = {80e6, 50e6, 120e6, 51e6};
 
-	CHECK(walsizer_conservative_replay_rate(rates, 4) == 50e6);
+	CHECK(walsizer_conservative_replay_rate(rates, 4) == 0.8 * 50e6);
 	/* only the first count */
-	CHECK(walsizer_conservative_replay_rate(rates, 1) == 80e6);
-	CHECK(walsizer_conservative_replay_rate(rates + 2, 2) == 51e6);
+	CHECK(walsizer_conservative_replay_rate(rates, 1) == 0.8 * 80e6);
+	CHECK(walsizer_conservative_replay_rate(rates + 2, 2) == 0.8 * 51e6);
 }
 
 static void
@@ -131,7 +153,7 @@ conservative_replay_rate_ignores_what_is_no_rate(void)
 	double		rates[] = {NAN, 0, 70e6, -5e6, INFINITY, 90e6, -INFINITY};
 	double		none[] = {0, NAN, -1};
 
-	CHECK(walsizer_conservative_replay_rate(rates, 7) == 70e6);
+	CHECK(walsizer_conservative_replay_rate(rates, 7) == 0.8 * 70e6);
 	CHECK(walsizer_conservative_replay_rate(none, 3) == 0);
 	CHECK(walsizer_conservative_replay_rate(rates, 0) == 0);
 	CHECK(walsizer_conservative_replay_rate(rates, -1) == 0);
@@ -317,18 +339,18 @@ slower_replay_measured_lowers_the_size(void)
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = quiet_sample();
 	WalsizerPolicyState state = fresh_state();
-	double		rates[] = {100 * (double) MB, 0};
+	double		rates[] = {125 * (double) MB, 0};
 	WalsizerDecision d;
 
-	/* 30 s at 100 MB/s: 3000 MB, above walsizer's 2880 MB */
+	/* 30 s at 0.8 x 125 = 100 MB/s: 3000 MB, above walsizer's 2880 MB */
 	s.current_mb = 2880;
 	s.recovery_cap_mb = walsizer_recovery_cap_mb(30, walsizer_conservative_replay_rate(rates, 1));
 	CHECK_EQ(s.recovery_cap_mb, 3000);
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 
-	/* a recovery at 50 MB/s: 1500 MB */
-	rates[1] = 50 * (double) MB;
+	/* a recovery at 62.5 MB/s, planned as 50 MB/s: 1500 MB */
+	rates[1] = 62.5 * (double) MB;
 	s.recovery_cap_mb = walsizer_recovery_cap_mb(30, walsizer_conservative_replay_rate(rates, 2));
 	CHECK_EQ(s.recovery_cap_mb, 1500);
 	d = decide(&s, &m, &state);
@@ -455,6 +477,7 @@ main(void)
 	RUN_TEST(suite, estimated_recovery_is_at_most_the_size);
 	RUN_TEST(suite, estimated_recovery_is_zero_without_a_rate);
 	RUN_TEST(suite, estimated_recovery_with_a_bogus_completion_target);
+	RUN_TEST(suite, estimated_recovery_is_never_below_what_was_seen);
 	RUN_TEST(suite, conservative_replay_rate_is_the_slowest);
 	RUN_TEST(suite, conservative_replay_rate_ignores_what_is_no_rate);
 	RUN_TEST(suite, recovery_bound_below_walsizer_max_is_the_cap);
