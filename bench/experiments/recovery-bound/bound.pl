@@ -102,6 +102,11 @@ for my $clients (@levels)
 			sprintf('c%d crash %d: back in %.2f s, within %d s', $clients, $crash, $down, $bound_s + 1));
 		cmp_ok($s->{size}, '<=', $s->{cap},
 			"c$clients crash $crash: max_wal_size was within the cap");
+		# issue 13's promise for the estimate: never more than 20 % below
+		# what the crash really cost
+		cmp_ok($s->{estimate}, '>=', 0.8 * $down,
+			sprintf('c%d crash %d: estimate %.2f s is at least 0.8 x the real %.2f s',
+				$clients, $crash, $s->{estimate}, $down));
 
 		wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
 			"c$clients crash $crash: the worker runs again");
