@@ -151,6 +151,11 @@ infer_redo(Advisor *adv, WalsizerSample *sample, const WalsizerSample *previous)
 		adv->inferred_redo_lsn = sample->insert_lsn;
 		adv->inferred_checkpoints = checkpoints;
 	}
+	else if (sample->counters_reset_at != previous->counters_reset_at)
+	{
+		/* a reset of the counters is not a checkpoint: count from here */
+		adv->inferred_checkpoints = checkpoints;
+	}
 	else if (checkpoints != adv->inferred_checkpoints)
 	{
 		adv->inferred_redo_lsn = previous->insert_lsn;

@@ -39,8 +39,11 @@
 #define ADVISOR_VERSION "1.2"
 #define EXIT_PARTIAL 1
 #define EXIT_BAD_INPUT 2
-/* a lost connection is tried again this many times, once per sample */
-#define RECONNECT_ATTEMPTS 5
+/*
+ * A lost connection is tried again at every sample for this long, enough
+ * for a server's restart; then what was measured is reported.
+ */
+#define RECONNECT_WINDOW_S 15.0
 #define CONNECT_TIMEOUT "10"
 #define MAX_SERVERS 256
 
@@ -56,7 +59,8 @@ typedef struct Server
 	bool		started;		/* a first sample was taken */
 	bool		busy;			/* a sample query is in flight */
 	bool		lost;			/* gave up reconnecting */
-	int			failures;		/* consecutive failed reconnects */
+	double		failed_at;		/* when the connection was lost, 0 if not */
+	int			reconnects;		/* connections restored during the run */
 	char		note[256];
 	AdvisorWorkingSet ws;
 	Advice		advice;
@@ -438,17 +442,28 @@ open_server(const Options *o, Server *s)
 	return true;
 }
 
-/* A connection failed: try it again, at most RECONNECT_ATTEMPTS times. */
+/* A connection failed: try it again, for at most RECONNECT_WINDOW_S. */
 static void
 connection_failed(Server *s)
 {
+	double		now = monotonic_s();
+
+	if (s->failed_at == 0)
+	{
+		s->failed_at = now;
+		fprintf(stderr, "%s: %s: the connection was lost; reconnecting\n",
+				PROGRAM, s->label);
+	}
 	PQreset(s->conn);
 	if (PQstatus(s->conn) == CONNECTION_OK)
 	{
-		s->failures = 0;
+		fprintf(stderr, "%s: %s: reconnected after %.1f s\n",
+				PROGRAM, s->label, now - s->failed_at);
+		s->failed_at = 0;
+		s->reconnects++;
 		return;
 	}
-	if (++s->failures >= RECONNECT_ATTEMPTS)
+	if (now - s->failed_at >= RECONNECT_WINDOW_S)
 	{
 		char		error[256];
 
@@ -456,8 +471,8 @@ connection_failed(Server *s)
 		one_line(error);
 		s->lost = true;
 		snprintf(s->note, sizeof(s->note),
-				 "the connection was lost and %d reconnects failed (%s); this is what was measured until then",
-				 RECONNECT_ATTEMPTS, error);
+				 "the connection was lost and could not be restored in %.0f s (%s); this is what was measured until then",
+				 RECONNECT_WINDOW_S, error);
 		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, s->note);
 	}
 }
@@ -651,6 +666,10 @@ finish_server(const Options *o, Server *s, bool fleet)
 		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
 	}
 	advisor_recommend(s->adv, &s->ws, &s->advice);
+	if (!s->lost && s->reconnects > 0)
+		snprintf(s->note, sizeof(s->note),
+				 "the connection was lost and restored %d time%s; the samples in between are missing",
+				 s->reconnects, s->reconnects > 1 ? "s" : "");
 }
 
 static void

@@ -91,7 +91,7 @@ sim-update: $(SIM_PROGRAM)
 FUZZ_CC ?= clang-14
 FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src -I$(srcdir)/advisor \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_TARGETS = fuzz_policy fuzz_state
+FUZZ_TARGETS = fuzz_policy fuzz_state fuzz_trace
 FUZZ_PROGRAMS = $(addprefix $(PURE_BUILD)/fuzz/,$(FUZZ_TARGETS))
 FUZZ_RUNS ?= 200000
 FUZZ_SECONDS ?= 600

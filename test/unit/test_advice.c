@@ -185,6 +185,11 @@ index_pages_come_only_from_new_entries(void)
 	advisor_working_set_add_table(&ws, 1000, 500, 0, 0, 25, 300, 300);
 	CHECK_EQ(ws.pages, 0);
 	CHECK_EQ(ws.tables, 1);
+	/* counters reset during the run can make the difference negative:
+	 * that takes nothing away from the heap's pages */
+	ws.pages = 0;
+	advisor_working_set_add_table(&ws, 1000, 500, 2, 30, -10, 300, 300);
+	CHECK_EQ(ws.pages, 30);
 }
 
 static void
@@ -760,6 +765,55 @@ an_inferred_redo_pointer_still_sees_forced_checkpoints(void)
 	CHECK_UEQ(adv.latest.redo_lsn, srv.s.redo_lsn - 2 * SEGMENT);
 }
 
+/*
+ * A reset of the checkpoint counters sets them back to 0: with the redo
+ * pointer inferred from them, that must not look like a checkpoint.
+ */
+static void
+an_inferred_redo_pointer_ignores_a_counter_reset(void)
+{
+	AdvisorServerFacts facts;
+	AdvisorOptions options;
+	WalsizerSample s;
+	AdvisorWindow w;
+
+	memset(&facts, 0, sizeof(facts));
+	facts.major = 15;
+	facts.redo_known = false;
+	facts.segment_bytes = SEGMENT;
+	facts.block_bytes = 8192;
+	facts.checkpoint_timeout_s = 300;
+	facts.completion_target = 0.9;
+	advisor_default_options(&options);
+
+	memset(&s, 0, sizeof(s));
+	s.at_us = 1000000;
+	s.insert_lsn = 100 * SEGMENT;
+	s.timed = 7;
+	s.requested = 3;
+	s.counters_reset_at = 1;
+	s.max_wal_size_mb = 1024;
+	advisor_start(&adv, &facts, &options, &s);
+	s.at_us += 1000000;
+	s.insert_lsn += SEGMENT;
+	advisor_add(&adv, &s, &w);
+	CHECK_UEQ(adv.latest.redo_lsn, 100 * SEGMENT);
+	/* the reset: counters at 0, a new reset time */
+	s.at_us += 1000000;
+	s.insert_lsn += SEGMENT;
+	s.timed = 0;
+	s.requested = 0;
+	s.counters_reset_at = 2;
+	advisor_add(&adv, &s, &w);
+	CHECK_UEQ(adv.latest.redo_lsn, 100 * SEGMENT);
+	/* a checkpoint after it moves the pointer as before */
+	s.at_us += 1000000;
+	s.insert_lsn += SEGMENT;
+	s.timed = 1;
+	advisor_add(&adv, &s, &w);
+	CHECK_UEQ(adv.latest.redo_lsn, 102 * SEGMENT);
+}
+
 /* One sample, or two at the same time, measure nothing. */
 static void
 too_few_samples_say_unknown(void)
@@ -826,6 +880,7 @@ main(void)
 	RUN_TEST(suite, a_load_above_the_cap_is_capped_at_the_cap);
 	RUN_TEST(suite, the_recovery_time_bound_caps_the_advice);
 	RUN_TEST(suite, an_inferred_redo_pointer_still_sees_forced_checkpoints);
+	RUN_TEST(suite, an_inferred_redo_pointer_ignores_a_counter_reset);
 	RUN_TEST(suite, too_few_samples_say_unknown);
 	RUN_TEST(suite, verdict_names_are_stable);
 	return unit_exit_status();
