@@ -494,8 +494,28 @@ advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 			advice->recommended_mb = d.new_mb;
 			break;
 		case WALSIZER_ACTION_SHRINK:
+			/*
+			 * The worker shrinks after walsizer.shrink_after quiet windows;
+			 * the advisor's one window must at least hold a whole cycle,
+			 * or a pause between two busy minutes would pass for a quiet
+			 * server.
+			 */
+			if (adv->total.seconds < adv->facts.checkpoint_timeout_s)
+			{
+				advice->verdict = ADVISOR_KEEP;
+				snprintf(advice->reason, sizeof(advice->reason),
+						 "the load measured needs less than half of %lld MB, but %.0f s is less than one checkpoint_timeout (%.0f s): too short a run to recommend less",
+						 (long long) advice->current_mb, adv->total.seconds,
+						 adv->facts.checkpoint_timeout_s);
+				break;
+			}
 			advice->verdict = ADVISOR_SHRINK;
 			advice->recommended_mb = d.new_mb;
+			/* the worker's reason counts its quiet windows; here the run is one */
+			snprintf(advice->reason, sizeof(advice->reason),
+					 "over the whole run (%.0f s) the load needed at most %lld MB, under half of %lld MB; down by at most half at a time, as the extension shrinks",
+					 adv->total.seconds, (long long) advice->needed_mb,
+					 (long long) advice->current_mb);
 			break;
 		default:
 			advice->verdict = ADVISOR_KEEP;

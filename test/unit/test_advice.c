@@ -554,6 +554,13 @@ timed_cycles_on_a_far_too_large_server_shrink(void)
 	CHECK_CMP(a->recommended_mb, <, a->current_mb);
 	CHECK_CMP(a->recommended_mb, >=, a->needed_mb);
 	CHECK(a->forced_per_hour_after == 0);
+
+	/* the same over less than one checkpoint_timeout: too short to shrink */
+	server_start(&srv, 1024, 30);
+	run_advisor(&srv, &options, 20, 1.5, 0.5, &ws, &r);
+	CHECK_EQ(a->verdict, ADVISOR_KEEP);
+	CHECK_EQ(a->recommended_mb, 1024);
+	CHECK(strstr(a->reason, "too short a run to recommend less") != NULL);
 }
 
 /*
