@@ -20,20 +20,6 @@ role_name(const AdvisorServerFacts *facts)
 	return facts->standby ? "standby" : "primary";
 }
 
-static const char *
-cap_source_name(WalsizerCapSource source)
-{
-	switch (source)
-	{
-		case WALSIZER_CAP_DISK:
-			return "disk";
-		case WALSIZER_CAP_RECOVERY_TIME:
-			return "recovery_time";
-		default:
-			return "walsizer.max";
-	}
-}
-
 void
 report_window(FILE *out, const char *label, const AdvisorWindow *w)
 {
@@ -95,7 +81,7 @@ report_text(FILE *out, const ReportRow *row)
 	}
 	if (a->verdict == ADVISOR_GROW_CAPPED)
 		fprintf(out, "  capped: the load needs %" PRId64 "MB, above the cap of %" PRId64 "MB (%s)\n",
-				a->needed_mb, a->cap_mb, cap_source_name(a->cap_source));
+				a->needed_mb, a->cap_mb, walsizer_cap_source_name(a->cap_source));
 	fprintf(out, "  effect: checkpoints forced by WAL per hour: %.0f now, %.0f after\n",
 			a->forced_per_hour_now, a->forced_per_hour_after);
 	fprintf(out, "  crash recovery at %" PRId64 "MB: at most %.1f s at %s %.0f MB/s replay rate\n",
@@ -170,7 +156,7 @@ report_json(FILE *out, const ReportRow *rows, int count)
 				", \"recommended_mb\": %" PRId64 ", \"needed_mb\": %" PRId64
 				", \"cap_mb\": %" PRId64 ", \"cap_source\": \"%s\"",
 				advisor_verdict_name(a->verdict), a->current_mb, a->recommended_mb,
-				a->needed_mb, a->cap_mb, cap_source_name(a->cap_source));
+				a->needed_mb, a->cap_mb, walsizer_cap_source_name(a->cap_source));
 		fprintf(out, ", \"cycle_bytes\": %" PRIu64 ", \"cycle_predicted\": %s"
 				", \"working_set_pages\": %" PRId64,
 				a->cycle_bytes, a->cycle_predicted ? "true" : "false",

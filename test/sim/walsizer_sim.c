@@ -1054,22 +1054,6 @@ check_real_final(Checks *c, const Trace *trace, int64_t final_mb,
 				 (long long) final_mb, ratio, (long long) trace->real_final_mb);
 }
 
-/* A cap's source as the capped_by property names it. */
-static const char *
-cap_source_name(WalsizerCapSource source)
-{
-	switch (source)
-	{
-		case WALSIZER_CAP_DISK:
-			return "disk";
-		case WALSIZER_CAP_RECOVERY_TIME:
-			return "recovery_time";
-		case WALSIZER_CAP_SETTING:
-			break;
-	}
-	return "walsizer.max";
-}
-
 static const char *const expect_names[] = {
 	[EXPECT_MAX_FORCED] = "max_forced",
 	[EXPECT_MAX_CHANGES] = "max_changes",
@@ -1110,7 +1094,7 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 				 e->from_s);
 		if (e->kind == EXPECT_CAPPED_BY && e->count == 0)
 			fail(v, end_us, "no decision reported a growth capped by %s",
-				 cap_source_name(e->cap_source));
+				 walsizer_cap_source_name(e->cap_source));
 		if (e->kind == EXPECT_NEED_RATIO)
 			snprintf(held, sizeof(held),
 					 "holds: size / need from %.2f to %.2f, within [%g, %g]",
@@ -1126,7 +1110,7 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 		else if (e->kind == EXPECT_CAPPED_BY)
 			snprintf(held, sizeof(held),
 					 "holds: %ld decisions reported a growth capped by %s",
-					 e->count, cap_source_name(e->cap_source));
+					 e->count, walsizer_cap_source_name(e->cap_source));
 		else
 			snprintf(held, sizeof(held), "holds: %ld, at most %g",
 					 e->count, e->limit);
