@@ -23,7 +23,7 @@ REGRESS_OPTS = --temp-config=$(srcdir)/test/regress.conf --temp-instance=./tmp_c
 TAP_TESTS = 1
 PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
 
-EXTRA_CLEAN = tmp_check_regress test/build
+EXTRA_CLEAN = tmp_check_regress test/build $(ADVISOR) advisor/*.o
 
 # The functions are not worth inlining into JIT code, and newer majors'
 # build environments need not have clang: skip the bitcode.
@@ -32,6 +32,35 @@ override with_llvm = no
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# The advisor: a libpq client that runs the worker's measurement and
+# policy (src/measure.c, src/policy.c, linked as they are) from outside
+# the server.  Installed next to the server's programs (pg_config --bindir).
+ADVISOR = pg_walsizer_advisor
+ADVISOR_OBJS = $(patsubst %.c,%.o,$(wildcard advisor/*.c))
+ADVISOR_SHARED_OBJS = src/measure.o src/policy.o
+
+$(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/*.h)
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -I$(srcdir)/src -I$(srcdir)/advisor -I$(includedir) -c -o $@ $<
+
+$(ADVISOR): $(ADVISOR_OBJS) $(ADVISOR_SHARED_OBJS)
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -o $@ $^ $(LDFLAGS) -L$(libdir) -lpq -lm
+
+all: $(ADVISOR)
+
+install: install-advisor
+.PHONY: install-advisor uninstall-advisor
+install-advisor: $(ADVISOR) installdirs
+	$(INSTALL_PROGRAM) $(ADVISOR) '$(DESTDIR)$(bindir)/$(ADVISOR)'
+
+installdirs: installdirs-advisor
+.PHONY: installdirs-advisor
+installdirs-advisor:
+	$(MKDIR_P) '$(DESTDIR)$(bindir)'
+
+uninstall: uninstall-advisor
+uninstall-advisor:
+	rm -f '$(DESTDIR)$(bindir)/$(ADVISOR)'
 
 # PGXS tracks no header dependencies: a changed struct must rebuild every
 # object that uses it, or two objects would disagree on its layout.

@@ -501,9 +501,12 @@ compute_cap(DecideContext *c)
 	c->d->cap_mb = c->cap_mb;
 }
 
-/* How a reason names the source of the cap. */
-static const char *
-cap_source_name(WalsizerCapSource source)
+/*
+ * The name of a cap's source, as reasons, status().cap_source and the
+ * advisor's report give it.
+ */
+const char *
+walsizer_cap_source_name(WalsizerCapSource source)
 {
 	switch (source)
 	{
@@ -973,7 +976,7 @@ grow_to_cap(DecideContext *c, const GrowPlan *g)
 	d->state.cap_reported = 1;
 	set_reason(d, "%s; the load needs %lld MB but the cap (%s) is %lld MB",
 			   g->evidence, (long long) g->target_mb,
-			   cap_source_name(d->cap_source), (long long) c->cap_mb);
+			   walsizer_cap_source_name(d->cap_source), (long long) c->cap_mb);
 }
 
 /*

@@ -187,6 +187,7 @@ extern void walsizer_decide(const WalsizerSettings *settings,
 
 /* Helpers the worker and the tests share with the policy. */
 extern const char *walsizer_action_name(WalsizerAction action);
+extern const char *walsizer_cap_source_name(WalsizerCapSource source);
 extern int64_t walsizer_checkpoint_segments(int64_t max_wal_size_mb,
 											int64_t segment_bytes,
 											double completion_target);

@@ -92,22 +92,6 @@ put_ratio(RowBuilder *row, double part, double whole)
 		put(row, Float8GetDatum(part / whole));
 }
 
-/* status().cap_source: which limit the effective cap comes from */
-static const char *
-cap_source_name(WalsizerCapSource source)
-{
-	switch (source)
-	{
-		case WALSIZER_CAP_DISK:
-			return "disk";
-		case WALSIZER_CAP_RECOVERY_TIME:
-			return "recovery_time";
-		case WALSIZER_CAP_SETTING:
-			break;
-	}
-	return "walsizer.max";
-}
-
 /*
  * The caller's row type, blessed.  It must have expected_columns columns,
  * or one of the older counts (0 for none): the SQL objects of an older
@@ -179,7 +163,7 @@ walsizer_status(PG_FUNCTION_ARGS)
 	else
 		put(&row, Int64GetDatum(max_wal_size_mb));
 	put(&row, Int64GetDatum(st.plan.cap_mb));
-	put_text(&row, cap_source_name(st.plan.cap_source));
+	put_text(&row, walsizer_cap_source_name(st.plan.cap_source));
 	put(&row, Int64GetDatum(st.plan.floor_mb));
 	put(&row, Int64GetDatum(st.plan.needed_mb));
 	put(&row, Float8GetDatum(st.window_s));
@@ -376,7 +360,7 @@ walsizer_recommend(PG_FUNCTION_ARGS)
 	/* 1.2: which limit the cap is, and the crash recovery the advice costs */
 	if (tupdesc->natts == RECOMMEND_COLUMNS)
 	{
-		put_text(&row, cap_source_name(plan.cap_source));
+		put_text(&row, walsizer_cap_source_name(plan.cap_source));
 		put(&row, Float8GetDatum(walsizer_estimated_recovery_s(plan.new_mb,
 															   CheckPointCompletionTarget,
 															   cycle_bytes,

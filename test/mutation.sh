@@ -5,7 +5,8 @@
 #   test/mutation.sh --check [LIST]        only check that the list applies
 #
 # Applies each mutation of test/mutations.txt, one at a time, to a fresh
-# copy of the tree (src/, test/pure.mk, test/unit, test/sim, test/fuzz),
+# copy of the tree (src/, the advisor's pure files, test/pure.mk,
+# test/unit, test/sim, test/fuzz),
 # builds it and runs make unit, sim and fuzz-smoke there.  A mutant is
 # killed when one of them fails (or hangs past MUTATION_TIMEOUT); it
 # survives when all pass, which means no test notices that change of
@@ -62,7 +63,7 @@ fuzz_runs=${MUTATION_FUZZ_RUNS:-10000}
 suite_timeout=${MUTATION_TIMEOUT:-300}
 
 # The files mutations may change: the pure modules only.
-pure_modules="src/policy.c src/measure.c src/state_format.c src/size_owner.c"
+pure_modules="src/policy.c src/measure.c src/state_format.c src/size_owner.c advisor/advice.c advisor/sample_trace.c"
 
 # make in a copy: test/pure.mk alone, sanitizer-free unit and sim builds.
 pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs"
@@ -72,7 +73,9 @@ pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs
 copy_tree() {
 	mkdir -p "$2" &&
 		(cd "$1" && tar -cf - --exclude=test/build \
-			src test/pure.mk test/unit test/sim test/fuzz) | tar -C "$2" -xf -
+			src advisor/advice.c advisor/advice.h advisor/sample_trace.c \
+			advisor/sample_trace.h test/pure.mk test/unit test/sim test/fuzz) |
+		tar -C "$2" -xf -
 }
 
 # Builds and tests the copy in the current directory, one suite after the

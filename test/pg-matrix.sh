@@ -105,6 +105,8 @@ wait_prepare() {
 }
 
 declare -A row_pass row_fail row_note row_prep row_test
+# set once 15's suites have installed it (the majors run in order, 15 first)
+host_advisor=
 total_pass=0 total_fail=0
 
 # Totals of one run-suites.sh log: its last "N passed, N failed" line.
@@ -130,6 +132,7 @@ for m in "${majors[@]}"; do
         bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pg-config /usr/lib/postgresql/15/bin/pg_config 2>&1 |
             tee "$log" || rc=$?
         row_test[$m]=$((SECONDS - t0))
+        host_advisor=/usr/lib/postgresql/15/bin/pg_walsizer_advisor
     else
         t0=$SECONDS
         wait_prepare "$m"
@@ -155,6 +158,18 @@ for m in "${majors[@]}"; do
         row_test[$m]=$((SECONDS - t0))
     fi
     tally "$m" "$log" "$rc"
+    # the advisor 15's build installed on the host, with 15's libpq, against
+    # this newer server: one more check, counted with this major's
+    if [[ $m != 15 && -n $host_advisor ]]; then
+        compat_rc=0
+        bash "$here/advisor-libpq-compat.sh" "$m" "$host_advisor" >>"$log" 2>&1 || compat_rc=$?
+        tail -n 1 "$log"
+        if ((compat_rc == 0)); then
+            row_pass[$m]=$((row_pass[$m] + 1))
+        else
+            row_fail[$m]=$((row_fail[$m] + 1)) row_note[$m]="${row_note[$m]:-}advisor with 15's libpq failed"
+        fi
+    fi
     total_pass=$((total_pass + row_pass[$m])) total_fail=$((total_fail + row_fail[$m]))
     say "PostgreSQL $m: ${row_pass[$m]} passed, ${row_fail[$m]} failed in ${row_test[$m]}s"
 done

@@ -21,13 +21,19 @@
 # PROVE_FLAGS=-v shows every TAP line.
 
 PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/measure.c $(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c
-PURE_HEADERS = $(wildcard $(srcdir)/src/*.h)
+# The advisor's pure parts: its pipeline and its trace format, which link
+# no PostgreSQL and no libpq (the rest of advisor/ needs libpq).
+PURE_ADVISOR_SOURCES = $(srcdir)/advisor/advice.c $(srcdir)/advisor/sample_trace.c
+PURE_ALL_SOURCES = $(PURE_SOURCES) $(PURE_ADVISOR_SOURCES)
+PURE_HEADERS = $(wildcard $(srcdir)/src/*.h) $(srcdir)/advisor/advice.h \
+	$(srcdir)/advisor/sample_trace.h
 PURE_BUILD = test/build
 
 # -fsanitize=undefined leaves out float-cast-overflow in gcc; ask for it.
 PURE_SANITIZE ?= -fsanitize=address,undefined,float-cast-overflow \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
-PURE_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src $(PURE_SANITIZE)
+PURE_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src -I$(srcdir)/advisor \
+	$(PURE_SANITIZE)
 # A sanitizer report exits with 70, so that a crash is told from a failure.
 PURE_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=70 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=70
@@ -35,16 +41,24 @@ PURE_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=70 \
 # the "not ok" lines even without -v.
 PURE_PROVE = $(PURE_ENV) $(or $(PROVE),prove) --failures $(PROVE_FLAGS)
 
+# The pure modules are compiled once into objects that the unit tests and
+# the simulator link: the mutation check rebuilds everything per mutant.
+PURE_OBJECTS = $(patsubst $(srcdir)/%.c,$(PURE_BUILD)/obj/%.o,$(PURE_ALL_SOURCES))
+
+$(PURE_BUILD)/obj/%.o: $(srcdir)/%.c $(PURE_HEADERS)
+	@mkdir -p $(@D)
+	@$(CC) $(PURE_CFLAGS) -c -o $@ $<
+
 # --- unit ---------------------------------------------------------------
 
 UNIT_PROGRAMS = $(patsubst $(srcdir)/test/unit/%.c,$(PURE_BUILD)/unit/%,\
 	$(wildcard $(srcdir)/test/unit/test_*.c))
 
-$(PURE_BUILD)/unit/%: $(srcdir)/test/unit/%.c $(PURE_SOURCES) $(PURE_HEADERS) \
+$(PURE_BUILD)/unit/%: $(srcdir)/test/unit/%.c $(PURE_OBJECTS) $(PURE_HEADERS) \
 		$(wildcard $(srcdir)/test/unit/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC $@"
-	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_SOURCES) -lm
+	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_OBJECTS) -lm
 
 .PHONY: unit
 unit: $(UNIT_PROGRAMS)
@@ -55,10 +69,10 @@ unit: $(UNIT_PROGRAMS)
 SIM_PROGRAM = $(PURE_BUILD)/sim/walsizer_sim
 SIM_TRACES = $(sort $(wildcard $(srcdir)/test/sim/traces/*.trace))
 
-$(SIM_PROGRAM): $(srcdir)/test/sim/walsizer_sim.c $(PURE_SOURCES) $(PURE_HEADERS)
+$(SIM_PROGRAM): $(srcdir)/test/sim/walsizer_sim.c $(PURE_OBJECTS) $(PURE_HEADERS)
 	@mkdir -p $(@D)
 	@echo "  CC $@"
-	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_SOURCES) -lm
+	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_OBJECTS) -lm
 
 .PHONY: sim sim-update
 sim: $(SIM_PROGRAM)
@@ -75,17 +89,17 @@ sim-update: $(SIM_PROGRAM)
 
 # libFuzzer comes with clang (Debian: clang-14 and libclang-rt-14-dev).
 FUZZ_CC ?= clang-14
-FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src \
+FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src -I$(srcdir)/advisor \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_TARGETS = fuzz_policy fuzz_state
+FUZZ_TARGETS = fuzz_policy fuzz_state fuzz_trace
 FUZZ_PROGRAMS = $(addprefix $(PURE_BUILD)/fuzz/,$(FUZZ_TARGETS))
 FUZZ_RUNS ?= 200000
 FUZZ_SECONDS ?= 600
 
-$(PURE_BUILD)/fuzz/%: $(srcdir)/test/fuzz/%.c $(PURE_SOURCES) $(PURE_HEADERS)
+$(PURE_BUILD)/fuzz/%: $(srcdir)/test/fuzz/%.c $(PURE_ALL_SOURCES) $(PURE_HEADERS)
 	@mkdir -p $(@D)
 	@echo "  CC $@"
-	@$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PURE_SOURCES) -lm
+	@$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(PURE_ALL_SOURCES) -lm
 
 # Verbose, so that each fuzzer's last statistics line is shown.
 run_fuzzers = @$(PURE_PROVE) --verbose --exec sh $(srcdir)/test/fuzz/fuzzers.t :: \
@@ -99,11 +113,11 @@ fuzz-long: $(FUZZ_PROGRAMS)
 	$(call run_fuzzers,-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1)
 
 # Rewrites the seed corpora; they are small and checked in.
-$(PURE_BUILD)/fuzz/make_corpus: $(srcdir)/test/fuzz/make_corpus.c $(PURE_SOURCES) \
+$(PURE_BUILD)/fuzz/make_corpus: $(srcdir)/test/fuzz/make_corpus.c $(PURE_ALL_SOURCES) \
 		$(PURE_HEADERS) $(srcdir)/test/fuzz/fuzz_input.h
 	@mkdir -p $(@D)
 	@echo "  CC $@"
-	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_SOURCES) -lm
+	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_ALL_SOURCES) -lm
 
 .PHONY: fuzz-corpus
 fuzz-corpus: $(PURE_BUILD)/fuzz/make_corpus

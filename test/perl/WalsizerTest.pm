@@ -17,7 +17,7 @@ use Test::More;
 our @EXPORT = qw(
   walsizer_node status_value decision_rows wait_for wal_forced_checkpoints
   run_pgbench auto_conf_max_wal_size reset_checkpointer_sql server_major
-  growth_sql note_decisions
+  growth_sql note_decisions advisor_path run_advisor
 );
 
 # A started node with pg_walsizer preloaded and the extension created.
@@ -303,6 +303,26 @@ sub poll_until
 		return 0 if time() >= $deadline;
 		select(undef, undef, undef, 0.2);
 	}
+}
+
+# pg_walsizer_advisor as installed (make install puts it in pg_config
+# --bindir, which installcheck puts first on PATH).
+sub advisor_path
+{
+	my $bindir = `pg_config --bindir`;
+	chomp $bindir;
+	my $path = "$bindir/pg_walsizer_advisor";
+	BAIL_OUT("pg_walsizer_advisor is not installed in $bindir") unless -x $path;
+	return $path;
+}
+
+# Runs the advisor; returns (exit status, stdout, stderr).
+sub run_advisor
+{
+	my @args = @_;
+	my ($out, $err) = ('', '');
+	IPC::Run::run([ advisor_path(), @args ], '<', \undef, '>', \$out, '2>', \$err);
+	return ($? >> 8, $out, $err);
 }
 
 1;

@@ -91,11 +91,26 @@
  * needs (1 + completion_target) * (1 + headroom) times that.  The simulator
  * knows the load ahead, so the cycle starting at the current second counts.
  *
+ * Recorded advisor traces: a trace whose first directive is "server" is
+ * not a load to model but the samples of a real server, as
+ * pg_walsizer_advisor --record writes them (advisor/sample_trace.h:
+ * "server key=value...", "sample" with 12 numbers, "working_set PAGES
+ * TABLES").  It is replayed through the advisor's own pipeline
+ * (trace_replay(), advisor/advice.c, with the advisor's default options)
+ * instead of the model: a line per window and the recommendation are
+ * printed, and its properties are about the recommendation:
+ *		expect recommend_mb LO HI
+ *			the recommended max_wal_size is within [LO, HI] MB
+ *		expect verdict NAME
+ *			the verdict is NAME: keep, grow, capped, shrink or unknown
+ *	No other directive or property is taken in such a trace.
+ *
  * Usage: walsizer_sim [-v] TRACE.  Prints a summary on stdout: checkpoint
- * counts, the size changes and where max_wal_size ended; and on stderr a
- * line per failed property, "FAILS at t=...", with the values (with -v,
- * for every property, "holds" and how).  Exits 1 when a property fails,
- * 2 on a bad trace.
+ * counts, the size changes and where max_wal_size ended (for a recorded
+ * advisor trace, its windows and the recommendation); and on stderr a
+ * line per failed property, "FAILS at t=..." (for an advisor trace,
+ * "FAILS:"), with the values (with -v, for every property, "holds" and
+ * how).  Exits 1 when a property fails, 2 on a bad trace.
  *
  *-------------------------------------------------------------------------
  */
@@ -107,6 +122,7 @@
 
 #include "measure.h"
 #include "policy.h"
+#include "sample_trace.h"
 #include "size_units.h"
 
 #define MAX_PHASES 256
@@ -1038,22 +1054,6 @@ check_real_final(Checks *c, const Trace *trace, int64_t final_mb,
 				 (long long) final_mb, ratio, (long long) trace->real_final_mb);
 }
 
-/* A cap's source as the capped_by property names it. */
-static const char *
-cap_source_name(WalsizerCapSource source)
-{
-	switch (source)
-	{
-		case WALSIZER_CAP_DISK:
-			return "disk";
-		case WALSIZER_CAP_RECOVERY_TIME:
-			return "recovery_time";
-		case WALSIZER_CAP_SETTING:
-			break;
-	}
-	return "walsizer.max";
-}
-
 static const char *const expect_names[] = {
 	[EXPECT_MAX_FORCED] = "max_forced",
 	[EXPECT_MAX_CHANGES] = "max_changes",
@@ -1094,7 +1094,7 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 				 e->from_s);
 		if (e->kind == EXPECT_CAPPED_BY && e->count == 0)
 			fail(v, end_us, "no decision reported a growth capped by %s",
-				 cap_source_name(e->cap_source));
+				 walsizer_cap_source_name(e->cap_source));
 		if (e->kind == EXPECT_NEED_RATIO)
 			snprintf(held, sizeof(held),
 					 "holds: size / need from %.2f to %.2f, within [%g, %g]",
@@ -1110,7 +1110,7 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 		else if (e->kind == EXPECT_CAPPED_BY)
 			snprintf(held, sizeof(held),
 					 "holds: %ld decisions reported a growth capped by %s",
-					 e->count, cap_source_name(e->cap_source));
+					 e->count, walsizer_cap_source_name(e->cap_source));
 		else
 			snprintf(held, sizeof(held), "holds: %ld, at most %g",
 					 e->count, e->limit);
@@ -1139,6 +1139,252 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 				  &c->reset_window, held, verbose);
 	return failures + c->below_floor.failed + c->above_cap.failed +
 		c->reset_window.failed;
+}
+
+/* --- Recorded advisor traces ----------------------------------------------- */
+
+/*
+ * A trace whose first directive is "server" was recorded by
+ * pg_walsizer_advisor --record (advisor/sample_trace.h): a real server's
+ * samples, not a load to model.  It is replayed through the advisor's own
+ * pipeline (trace_replay(), advice.c, measure.c, policy.c), which prints a
+ * line per window and the recommendation; its properties are about that
+ * recommendation.
+ */
+typedef enum AdvisorExpectKind
+{
+	ADVISOR_EXPECT_RECOMMEND_MB,	/* recommended_mb within [low, high] */
+	ADVISOR_EXPECT_VERDICT			/* the verdict is verdict */
+} AdvisorExpectKind;
+
+typedef struct AdvisorExpect
+{
+	AdvisorExpectKind kind;
+	int			line;
+	double		low;
+	double		high;
+	AdvisorVerdict verdict;
+} AdvisorExpect;
+
+typedef struct AdvisorReplay
+{
+	const char *path;
+	AdvisorExpect expects[MAX_EXPECTS];
+	int			nexpects;
+} AdvisorReplay;
+
+/* Is the first directive of the trace at path "server"? */
+static bool
+is_advisor_trace(const char *path)
+{
+	FILE	   *file = fopen(path, "r");
+	char		line[512];
+	bool		advisor = false;
+
+	if (file == NULL)
+		die("cannot open trace", path);
+	while (fgets(line, sizeof(line), file))
+	{
+		char		word[64];
+		char	   *comment = strchr(line, '#');
+
+		if (comment)
+			*comment = '\0';
+		if (sscanf(line, "%63s", word) == 1)
+		{
+			advisor = strcmp(word, "server") == 0;
+			break;
+		}
+	}
+	fclose(file);
+	return advisor;
+}
+
+/*
+ * trace_replay()'s on_other: "expect recommend_mb LO HI" and "expect
+ * verdict NAME"; any other directive is not one of a recorded trace.
+ */
+static bool
+advisor_trace_directive(const char *text, int line_no, void *arg)
+{
+	AdvisorReplay *replay = arg;
+	const char *separators = " \t\r\n";
+	char		line[1024];
+	char	   *comment;
+	const char *property;
+	const char *word;
+	AdvisorExpect *e = &replay->expects[replay->nexpects];
+
+	snprintf(line, sizeof(line), "%s", text);
+	if ((comment = strchr(line, '#')) != NULL)
+		*comment = '\0';
+	word = strtok(line, separators);
+	if (word == NULL || strcmp(word, "expect") != 0)
+		return false;
+	if (replay->nexpects == MAX_EXPECTS)
+		die("too many expect directives", replay->path);
+	memset(e, 0, sizeof(*e));
+	e->line = line_no;
+	property = strtok(NULL, separators);
+	if (property == NULL)
+		die("expect without a property", replay->path);
+	if (strcmp(property, "recommend_mb") == 0)
+	{
+		e->kind = ADVISOR_EXPECT_RECOMMEND_MB;
+		if (!parse_number(strtok(NULL, separators), &e->low) ||
+			!parse_number(strtok(NULL, separators), &e->high) ||
+			e->low < 0 || e->high < 0)
+			die("expect recommend_mb: LO and HI are numbers >= 0", replay->path);
+		if (e->low > e->high)
+			die("expect: LO above HI", property);
+	}
+	else if (strcmp(property, "verdict") == 0)
+	{
+		const char *name = strtok(NULL, separators);
+		int			v;
+
+		e->kind = ADVISOR_EXPECT_VERDICT;
+		if (name == NULL)
+			die("expect verdict: which verdict?", replay->path);
+		for (v = ADVISOR_KEEP; v <= ADVISOR_UNKNOWN; v++)
+			if (strcmp(name, advisor_verdict_name((AdvisorVerdict) v)) == 0)
+				break;
+		if (v > ADVISOR_UNKNOWN)
+			die("expect verdict: unknown verdict", name);
+		e->verdict = (AdvisorVerdict) v;
+	}
+	else
+		die("property not taken by a recorded advisor trace", property);
+	if (strtok(NULL, separators) != NULL)
+		die("expect: too many values", property);
+	replay->nexpects++;
+	return true;
+}
+
+static void
+print_advisor_window(const AdvisorWindow *w, void *arg)
+{
+	(void) arg;
+	printf("  window to t=%.0fs (%.0f s): %.0f MB of WAL, %lld timed, %lld requested, %lld forced by WAL, %.0f %% full-page images, at %lld MB\n",
+		   w->ended_at_s, w->seconds, (double) w->wal_bytes / (double) BYTES_PER_MB,
+		   (long long) w->timed, (long long) w->requested,
+		   (long long) w->wal_forced, w->fpi_share * 100,
+		   (long long) w->max_wal_size_mb);
+}
+
+static const char *
+advisor_cap_source_name(WalsizerCapSource source)
+{
+	switch (source)
+	{
+		case WALSIZER_CAP_DISK:
+			return "the disk";
+		case WALSIZER_CAP_RECOVERY_TIME:
+			return "the recovery-time bound";
+		case WALSIZER_CAP_SETTING:
+			break;
+	}
+	return "--max";
+}
+
+/*
+ * Replay a recorded advisor trace, print its windows and recommendation
+ * on stdout and its properties' verdicts on stderr; 1 when one fails.
+ */
+static int
+replay_advisor_trace(const char *path, const char *name, bool verbose)
+{
+	static Advisor adv;
+	static AdvisorReplay replay;
+	AdvisorOptions options;
+	AdvisorServerFacts facts;
+	Advice		a;
+	char		error[512];
+	FILE	   *file = fopen(path, "r");
+	int			failures = 0;
+
+	if (file == NULL)
+		die("cannot open trace", path);
+	memset(&replay, 0, sizeof(replay));
+	replay.path = path;
+	advisor_default_options(&options);
+
+	printf("trace %s: recorded by pg_walsizer_advisor, replayed with its defaults (--max %lld MB, --max-recovery-time %.0f s)\n",
+		   name, (long long) options.max_mb, options.max_recovery_s);
+	fflush(stdout);
+	if (!trace_replay(file, &options, &adv, print_advisor_window,
+					  advisor_trace_directive, &replay, &a, &facts,
+					  error, sizeof(error)))
+		die(path, error);
+	fclose(file);
+
+	printf("server: PostgreSQL %d%s, segment %lld MB, block %lld bytes, checkpoint_timeout %.0f s, completion_target %g, redo pointer %s\n",
+		   facts.major, facts.standby ? " (standby)" : "",
+		   (long long) (facts.segment_bytes / BYTES_PER_MB),
+		   (long long) facts.block_bytes, facts.checkpoint_timeout_s,
+		   facts.completion_target, facts.redo_known ? "read" : "inferred");
+	printf("run: %lld samples over %.0f s, %.0f MB of WAL; checkpoints: %lld timed, %lld requested, %lld forced by WAL; %.0f %% full-page images\n",
+		   (long long) adv.samples, a.seconds,
+		   (double) a.wal_bytes / (double) BYTES_PER_MB, (long long) a.timed,
+		   (long long) a.requested, (long long) a.wal_forced, a.fpi_share * 100);
+	if (a.verdict == ADVISOR_UNKNOWN)
+		printf("recommendation: unknown, %lld MB as it is\n",
+			   (long long) a.current_mb);
+	else
+	{
+		printf("recommendation: %s, %lld -> %lld MB (the load needs %lld MB; cap %lld MB from %s)\n",
+			   advisor_verdict_name(a.verdict), (long long) a.current_mb,
+			   (long long) a.recommended_mb, (long long) a.needed_mb,
+			   (long long) a.cap_mb, advisor_cap_source_name(a.cap_source));
+		printf("cycle: %.0f MB per checkpoint_timeout, %s%s\n",
+			   (double) a.cycle_bytes / (double) BYTES_PER_MB,
+			   a.cycle_predicted ? "predicted" : "measured",
+			   a.cycle_predicted && a.working_set_pages > 0 ?
+			   " over the working set" : "");
+		printf("checkpoints forced by WAL per hour: %.0f now, %.0f at %lld MB\n",
+			   a.forced_per_hour_now, a.forced_per_hour_after,
+			   (long long) a.recommended_mb);
+		printf("crash recovery at %lld MB: about %.0f s at %.0f MB/s%s\n",
+			   (long long) a.recommended_mb, a.estimated_recovery_s,
+			   a.replay_rate_bytes_s / (double) BYTES_PER_MB,
+			   a.replay_rate_assumed ? " (assumed)" : "");
+		printf("basis: %s\n", a.basis);
+	}
+	printf("reason: %s\n", a.reason);
+
+	for (int i = 0; i < replay.nexpects; i++)
+	{
+		const AdvisorExpect *e = &replay.expects[i];
+		Verdict		v;
+		char		property[64];
+
+		memset(&v, 0, sizeof(v));
+		if (e->kind == ADVISOR_EXPECT_RECOMMEND_MB)
+		{
+			bool		holds = (double) a.recommended_mb >= e->low &&
+				(double) a.recommended_mb <= e->high;
+
+			v.failed = !holds;
+			snprintf(v.text, sizeof(v.text), "%s: recommends %lld MB, %s [%g, %g]",
+					 holds ? "holds" : "FAILS", (long long) a.recommended_mb,
+					 holds ? "within" : "outside", e->low, e->high);
+			snprintf(property, sizeof(property), "expect recommend_mb (line %d)",
+					 e->line);
+		}
+		else
+		{
+			v.failed = a.verdict != e->verdict;
+			snprintf(v.text, sizeof(v.text), "%s: the verdict is %s%s%s",
+					 v.failed ? "FAILS" : "holds", advisor_verdict_name(a.verdict),
+					 v.failed ? ", not " : "",
+					 v.failed ? advisor_verdict_name(e->verdict) : "");
+			snprintf(property, sizeof(property), "expect verdict (line %d)",
+					 e->line);
+		}
+		print_verdict(name, property, &v, v.text, verbose);
+		failures += v.failed;
+	}
+	return failures == 0 ? 0 : 1;
 }
 
 int
@@ -1172,8 +1418,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: walsizer_sim [-v] TRACE\n");
 		return 2;
 	}
-	parse_trace(path, &trace);
 	name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (is_advisor_trace(path))
+		return replay_advisor_trace(path, name, verbose);
+	parse_trace(path, &trace);
 	trace.name = name;
 
 	set.segment_bytes = s->segment_bytes;

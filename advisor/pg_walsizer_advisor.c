@@ -1,0 +1,838 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_walsizer_advisor.c
+ *		Size max_wal_size for servers pg_walsizer cannot be loaded into:
+ *		sample them over libpq as a role with pg_monitor, run the samples
+ *		through the worker's measurement and policy (advice.c), and print
+ *		the recommendation, what it is based on and how to apply it.
+ *
+ *	pg_walsizer_advisor [OPTION]... [CONNINFO]...
+ *
+ * Several servers are sampled at once with libpq's asynchronous API, one
+ * query in flight per server, so that a slow server delays no other.
+ * Exit status: 0 measured, 1 measured in part (a connection was lost and
+ * could not be restored), 2 bad input or a server that cannot be measured.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
+#include "advice.h"
+#include "report.h"
+#include "sample_trace.h"
+#include "server_sampling.h"
+
+#define PROGRAM "pg_walsizer_advisor"
+#define ADVISOR_VERSION "1.2"
+#define EXIT_PARTIAL 1
+#define EXIT_BAD_INPUT 2
+/*
+ * A lost connection is tried again at every sample for this long, enough
+ * for a server's restart; then what was measured is reported.
+ */
+#define RECONNECT_WINDOW_S 15.0
+#define CONNECT_TIMEOUT "10"
+#define MAX_SERVERS 256
+
+typedef struct Server
+{
+	const char *conninfo;
+	char		label[128];
+	PGconn	   *conn;
+	AdvisorServerFacts facts;
+	Advisor    *adv;
+	TableSnapshot tables;
+	bool		tables_known;
+	bool		started;		/* a first sample was taken */
+	bool		busy;			/* a sample query is in flight */
+	bool		lost;			/* gave up reconnecting */
+	double		failed_at;		/* when the connection was lost, 0 if not */
+	int			reconnects;		/* connections restored during the run */
+	char		note[256];
+	AdvisorWorkingSet ws;
+	Advice		advice;
+} Server;
+
+typedef struct Options
+{
+	const char *host;
+	const char *port;
+	const char *user;
+	const char *dbname;
+	const char *conninfos[MAX_SERVERS];
+	int			conninfo_count;
+	const char *servers_file;
+	double		duration_s;
+	const char *record_path;
+	const char *replay_path;
+	bool		json;
+	bool		quiet;
+	AdvisorOptions advisor;
+} Options;
+
+static volatile sig_atomic_t interrupted = 0;
+
+static void
+on_interrupt(int signo)
+{
+	(void) signo;
+	interrupted = 1;
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+			"%s sizes max_wal_size for a PostgreSQL server from its own load, with\n"
+			"pg_walsizer's measurement and policy, from outside the server.\n\n"
+			"Usage:\n"
+			"  %s [OPTION]... [CONNINFO]...\n\n"
+			"Servers (each needs a role with pg_monitor; several are sampled at once):\n"
+			"  -h, --host=HOST          server host or socket directory\n"
+			"  -p, --port=PORT          server port\n"
+			"  -U, --username=USER      role to connect as\n"
+			"  -d, --dbname=CONNINFO    database name or connection string\n"
+			"      --server=CONNINFO    another server (repeatable); so are CONNINFO arguments\n"
+			"      --servers-file=FILE  one connection string per line\n\n"
+			"Measuring:\n"
+			"      --duration=TIME      how long to sample (default 15min; s, min, h)\n"
+			"      --interval=TIME      one line per window (default checkpoint_timeout)\n"
+			"      --sample-interval=TIME  time between samples (default 1s)\n"
+			"      --record=FILE        write the samples as a trace (one server)\n"
+			"      --replay=FILE        run a recorded trace instead of a server\n\n"
+			"Policy (the extension's settings of the same name):\n"
+			"      --max=SIZE           walsizer.max (default 4GB)\n"
+			"      --max-recovery-time=TIME  walsizer.max_recovery_time (default 300s, 0 off)\n"
+			"      --replay-rate=MBPS   walsizer.replay_rate in MB/s (default: assumed 20)\n\n"
+			"Output:\n"
+			"      --json               one JSON document on standard output\n"
+			"  -q, --quiet              no window lines and no progress\n"
+			"      --help, --version\n\n"
+			"Exit status: 0 measured, 1 measured in part (a connection was lost),\n"
+			"2 bad input or a server that cannot be measured.\n",
+			PROGRAM, PROGRAM);
+}
+
+static int bad_input(const char *fmt,...) __attribute__((format(printf, 1, 2)));
+
+static int
+bad_input(const char *fmt,...)
+{
+	va_list		args;
+
+	fprintf(stderr, "%s: ", PROGRAM);
+	va_start(args, fmt);
+	vfprintf(stderr, fmt, args);
+	va_end(args);
+	fprintf(stderr, "\n");
+	return EXIT_BAD_INPUT;
+}
+
+/* "90", "90s", "15min", "2h", "500ms": seconds, or -1 when not a time. */
+static double
+parse_seconds(const char *text)
+{
+	char	   *end;
+	double		value;
+
+	errno = 0;
+	value = strtod(text, &end);
+	if (errno != 0 || end == text || !isfinite(value) || value < 0)
+		return -1;
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		return value;
+	if (strcmp(end, "ms") == 0)
+		return value / 1000.0;
+	if (strcmp(end, "min") == 0)
+		return value * 60.0;
+	if (strcmp(end, "h") == 0)
+		return value * 3600.0;
+	return -1;
+}
+
+/* "4096", "512MB", "4GB", "1TB": MB, or -1 when not a size. */
+static int64_t
+parse_mb(const char *text)
+{
+	char	   *end;
+	double		value;
+
+	errno = 0;
+	value = strtod(text, &end);
+	if (errno != 0 || end == text || !isfinite(value) || value <= 0)
+		return -1;
+	if (strcmp(end, "GB") == 0)
+		value *= 1024;
+	else if (strcmp(end, "TB") == 0)
+		value *= 1024 * 1024;
+	else if (*end != '\0' && strcmp(end, "MB") != 0)
+		return -1;
+	if (value < 2 || value > 2147483647.0)
+		return -1;
+	return (int64_t) value;
+}
+
+static int
+read_servers_file(Options *o)
+{
+	FILE	   *f = fopen(o->servers_file, "r");
+	char		line[1024];
+
+	if (f == NULL)
+		return bad_input("could not open servers file \"%s\": %s",
+						 o->servers_file, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+	{
+		size_t		len = strcspn(line, "\r\n");
+		char	   *p = line;
+
+		line[len] = '\0';
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0' || *p == '#')
+			continue;
+		if (o->conninfo_count == MAX_SERVERS)
+		{
+			fclose(f);
+			return bad_input("too many servers: at most %d", MAX_SERVERS);
+		}
+		o->conninfos[o->conninfo_count++] = strdup(p);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int
+parse_options(int argc, char **argv, Options *o)
+{
+	static const struct option long_options[] = {
+		{"host", required_argument, NULL, 'h'},
+		{"port", required_argument, NULL, 'p'},
+		{"username", required_argument, NULL, 'U'},
+		{"dbname", required_argument, NULL, 'd'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"server", required_argument, NULL, 1},
+		{"servers-file", required_argument, NULL, 2},
+		{"duration", required_argument, NULL, 3},
+		{"interval", required_argument, NULL, 4},
+		{"sample-interval", required_argument, NULL, 5},
+		{"record", required_argument, NULL, 6},
+		{"replay", required_argument, NULL, 7},
+		{"max", required_argument, NULL, 8},
+		{"max-recovery-time", required_argument, NULL, 9},
+		{"replay-rate", required_argument, NULL, 10},
+		{"json", no_argument, NULL, 11},
+		{"help", no_argument, NULL, 12},
+		{"version", no_argument, NULL, 13},
+		{NULL, 0, NULL, 0}
+	};
+	int			c;
+	double		seconds;
+
+	memset(o, 0, sizeof(*o));
+	o->duration_s = 15 * 60;
+	advisor_default_options(&o->advisor);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h:p:U:d:q", long_options, NULL)) != -1)
+	{
+		switch (c)
+		{
+			case 'h':
+				o->host = optarg;
+				break;
+			case 'p':
+				o->port = optarg;
+				break;
+			case 'U':
+				o->user = optarg;
+				break;
+			case 'd':
+				o->dbname = optarg;
+				break;
+			case 'q':
+				o->quiet = true;
+				break;
+			case 1:
+				if (o->conninfo_count == MAX_SERVERS)
+					return bad_input("too many servers: at most %d", MAX_SERVERS);
+				o->conninfos[o->conninfo_count++] = optarg;
+				break;
+			case 2:
+				o->servers_file = optarg;
+				break;
+			case 3:
+				if ((seconds = parse_seconds(optarg)) <= 0)
+					return bad_input("invalid value for --duration: \"%s\" (a time such as 90s, 15min or 1h)", optarg);
+				o->duration_s = seconds;
+				break;
+			case 4:
+				if ((seconds = parse_seconds(optarg)) < 1)
+					return bad_input("invalid value for --interval: \"%s\" (a time of at least 1s)", optarg);
+				o->advisor.window_s = seconds;
+				break;
+			case 5:
+				if ((seconds = parse_seconds(optarg)) < 0.1 || seconds > 60)
+					return bad_input("invalid value for --sample-interval: \"%s\" (100ms to 60s)", optarg);
+				o->advisor.sample_interval_s = seconds;
+				break;
+			case 6:
+				o->record_path = optarg;
+				break;
+			case 7:
+				o->replay_path = optarg;
+				break;
+			case 8:
+				if ((o->advisor.max_mb = parse_mb(optarg)) < 0)
+					return bad_input("invalid value for --max: \"%s\" (a size such as 4096MB or 4GB)", optarg);
+				break;
+			case 9:
+				if ((seconds = parse_seconds(optarg)) < 0)
+					return bad_input("invalid value for --max-recovery-time: \"%s\" (a time such as 300s; 0 turns the bound off)", optarg);
+				o->advisor.max_recovery_s = seconds;
+				break;
+			case 10:
+				{
+					char	   *end;
+					double		mb_s = strtod(optarg, &end);
+
+					if (end == optarg || *end != '\0' || !isfinite(mb_s) || mb_s <= 0)
+						return bad_input("invalid value for --replay-rate: \"%s\" (MB/s, above 0)", optarg);
+					o->advisor.replay_rate_bytes_s = mb_s * 1024 * 1024;
+				}
+				break;
+			case 11:
+				o->json = true;
+				break;
+			case 12:
+				usage(stdout);
+				exit(0);
+			case 13:
+				printf("%s %s\n", PROGRAM, ADVISOR_VERSION);
+				exit(0);
+			case ':':
+				return bad_input("option %s needs a value; try \"%s --help\"",
+								 argv[optind - 1], PROGRAM);
+			default:
+				return bad_input("unknown option \"%s\"; try \"%s --help\"",
+								 argv[optind - 1], PROGRAM);
+		}
+	}
+	for (; optind < argc; optind++)
+	{
+		if (o->conninfo_count == MAX_SERVERS)
+			return bad_input("too many servers: at most %d", MAX_SERVERS);
+		o->conninfos[o->conninfo_count++] = argv[optind];
+	}
+	if (o->servers_file && read_servers_file(o) != 0)
+		return EXIT_BAD_INPUT;
+	if (o->replay_path && (o->conninfo_count > 0 || o->host || o->dbname || o->record_path))
+		return bad_input("--replay reads a trace; it takes no server and no --record");
+	if (o->record_path && o->conninfo_count > 1)
+		return bad_input("--record writes the trace of one server; %d were given",
+						 o->conninfo_count);
+	return 0;
+}
+
+static double
+monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* --- Connections ---------------------------------------------------------- */
+
+static PGconn *
+connect_server(const Options *o, const char *conninfo)
+{
+	const char *keywords[8];
+	const char *values[8];
+	int			n = 0;
+
+	/* the connection string comes last, so that what it says wins */
+#define ADD(k, v) do { if (v) { keywords[n] = (k); values[n] = (v); n++; } } while (0)
+	ADD("host", o->host);
+	ADD("port", o->port);
+	ADD("user", o->user);
+	ADD("connect_timeout", CONNECT_TIMEOUT);
+	ADD("application_name", PROGRAM);
+	ADD("dbname", conninfo);
+#undef ADD
+	keywords[n] = NULL;
+	values[n] = NULL;
+	return PQconnectdbParams(keywords, values, 1);
+}
+
+static void
+set_label(Server *s)
+{
+	const char *host = PQhost(s->conn);
+
+	snprintf(s->label, sizeof(s->label), "%s:%s/%s",
+			 host && host[0] == '/' ? "local" : (host ? host : "?"),
+			 PQport(s->conn) ? PQport(s->conn) : "?",
+			 PQdb(s->conn) ? PQdb(s->conn) : "?");
+}
+
+/* libpq's messages span lines and indent with tabs: make them one line */
+static void
+one_line(char *text)
+{
+	char	   *to = text;
+
+	for (const char *from = text; *from; from++)
+	{
+		char		c = (*from == '\n' || *from == '\t') ? ' ' : *from;
+
+		if (c == ' ' && (to == text || to[-1] == ' '))
+			continue;
+		*to++ = c;
+	}
+	while (to > text && to[-1] == ' ')
+		to--;
+	*to = '\0';
+}
+
+/* Connect and read what the advisor needs; false after saying why. */
+static bool
+open_server(const Options *o, Server *s)
+{
+	char		error[512];
+
+	s->conn = connect_server(o, s->conninfo);
+	if (PQstatus(s->conn) != CONNECTION_OK)
+	{
+		snprintf(error, sizeof(error), "%s", PQerrorMessage(s->conn));
+		one_line(error);
+		fprintf(stderr, "%s: could not connect to server \"%s\": %s\n",
+				PROGRAM, s->conninfo[0] ? s->conninfo : "(default)", error);
+		return false;
+	}
+	set_label(s);
+	if (!sampling_read_facts(s->conn, &s->facts, error, sizeof(error)))
+	{
+		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
+		return false;
+	}
+	s->tables_known = sampling_read_tables(s->conn, &s->tables, error, sizeof(error));
+	if (!s->tables_known)
+		fprintf(stderr, "%s: %s: %s; cycles will be predicted without the working set\n",
+				PROGRAM, s->label, error);
+	s->adv = calloc(1, sizeof(Advisor));
+	if (s->adv == NULL)
+	{
+		fprintf(stderr, "%s: out of memory\n", PROGRAM);
+		return false;
+	}
+	return true;
+}
+
+/* A connection failed: try it again, for at most RECONNECT_WINDOW_S. */
+static void
+connection_failed(Server *s)
+{
+	double		now = monotonic_s();
+
+	if (s->failed_at == 0)
+	{
+		s->failed_at = now;
+		fprintf(stderr, "%s: %s: the connection was lost; reconnecting\n",
+				PROGRAM, s->label);
+	}
+	PQreset(s->conn);
+	if (PQstatus(s->conn) == CONNECTION_OK)
+	{
+		fprintf(stderr, "%s: %s: reconnected after %.1f s\n",
+				PROGRAM, s->label, now - s->failed_at);
+		s->failed_at = 0;
+		s->reconnects++;
+		return;
+	}
+	if (now - s->failed_at >= RECONNECT_WINDOW_S)
+	{
+		char		error[256];
+
+		snprintf(error, sizeof(error), "%s", PQerrorMessage(s->conn));
+		one_line(error);
+		s->lost = true;
+		snprintf(s->note, sizeof(s->note),
+				 "the connection was lost and could not be restored in %.0f s (%s); this is what was measured until then",
+				 RECONNECT_WINDOW_S, error);
+		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, s->note);
+	}
+}
+
+/* --- Sampling ------------------------------------------------------------- */
+
+static void
+print_window(const Options *o, const char *label, const AdvisorWindow *w)
+{
+	if (o->quiet || o->json)
+		return;
+	report_window(stdout, label, w);
+	fflush(stdout);
+}
+
+static void
+take_sample(const Options *o, Server *s, const WalsizerSample *sample,
+			FILE *record, bool fleet)
+{
+	AdvisorWindow w;
+
+	if (record)
+		trace_write_sample(record, sample);
+	if (!s->started)
+	{
+		advisor_start(s->adv, &s->facts, &o->advisor, sample);
+		s->started = true;
+	}
+	else if (advisor_add(s->adv, sample, &w))
+		print_window(o, fleet ? s->label : NULL, &w);
+}
+
+/* Read whatever results have arrived; a finished query clears busy. */
+static void
+collect(const Options *o, Server *s, FILE *record, bool fleet)
+{
+	PGresult   *res;
+	char		error[256];
+
+	if (!PQconsumeInput(s->conn))
+	{
+		s->busy = false;
+		connection_failed(s);
+		return;
+	}
+	while (!PQisBusy(s->conn))
+	{
+		WalsizerSample sample;
+
+		res = PQgetResult(s->conn);
+		if (res == NULL)
+		{
+			s->busy = false;
+			return;
+		}
+		if (sampling_parse(res, &sample, error, sizeof(error)))
+			take_sample(o, s, &sample, record, fleet);
+		else
+		{
+			one_line(error);
+			fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
+		}
+		PQclear(res);
+		if (PQstatus(s->conn) != CONNECTION_OK)
+		{
+			s->busy = false;
+			connection_failed(s);
+			return;
+		}
+	}
+}
+
+static void
+show_progress(const Options *o, double elapsed)
+{
+	if (o->quiet || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "\r%s: measuring, %.0f of %.0f s ", PROGRAM, elapsed, o->duration_s);
+	fflush(stderr);
+}
+
+/* Sample every server each sample interval until the run is over. */
+static void
+sample_servers(const Options *o, Server *servers, int count, FILE *record)
+{
+	double		start = monotonic_s();
+	double		next = start;
+	bool		fleet = count > 1;
+
+	while (!interrupted)
+	{
+		double		now = monotonic_s();
+		bool		any = false;
+
+		if (now - start > o->duration_s)
+			break;
+		if (now >= next)
+		{
+			for (int i = 0; i < count; i++)
+			{
+				Server	   *s = &servers[i];
+
+				if (s->lost || s->busy)
+					continue;
+				if (PQstatus(s->conn) != CONNECTION_OK ||
+					!PQsendQuery(s->conn, sampling_query(&s->facts)))
+					connection_failed(s);
+				else
+					s->busy = true;
+			}
+			while (next <= now)
+				next += o->advisor.sample_interval_s;
+			show_progress(o, now - start);
+		}
+
+		/* wait for answers, or for the next sample */
+		{
+			fd_set		readable;
+			int			max_fd = -1;
+			double		wait_s = next - monotonic_s();
+			struct timeval tv;
+
+			FD_ZERO(&readable);
+			for (int i = 0; i < count; i++)
+				if (servers[i].busy && PQsocket(servers[i].conn) >= 0)
+				{
+					FD_SET(PQsocket(servers[i].conn), &readable);
+					if (PQsocket(servers[i].conn) > max_fd)
+						max_fd = PQsocket(servers[i].conn);
+					any = true;
+				}
+			if (wait_s < 0)
+				wait_s = 0;
+			tv.tv_sec = (time_t) wait_s;
+			tv.tv_usec = (suseconds_t) ((wait_s - (double) tv.tv_sec) * 1e6);
+			if (select(any ? max_fd + 1 : 0, any ? &readable : NULL, NULL, NULL, &tv) > 0)
+				for (int i = 0; i < count; i++)
+					if (servers[i].busy && FD_ISSET(PQsocket(servers[i].conn), &readable))
+						collect(o, &servers[i], record, fleet);
+		}
+		{
+			bool		all_lost = true;
+
+			for (int i = 0; i < count; i++)
+				all_lost &= servers[i].lost;
+			if (all_lost)
+				break;
+		}
+	}
+	if (!o->quiet && isatty(STDERR_FILENO))
+		fprintf(stderr, "\n");
+	/* let a query still in flight finish, so that its sample counts */
+	for (int i = 0; i < count; i++)
+		while (servers[i].busy && !servers[i].lost)
+		{
+			fd_set		readable;
+			struct timeval tv = {5, 0};
+			int			fd = PQsocket(servers[i].conn);
+
+			if (fd < 0)
+				break;
+			FD_ZERO(&readable);
+			FD_SET(fd, &readable);
+			if (select(fd + 1, &readable, NULL, NULL, &tv) <= 0)
+				break;
+			collect(o, &servers[i], record, fleet);
+		}
+}
+
+static void
+finish_server(const Options *o, Server *s, bool fleet)
+{
+	AdvisorWindow w;
+	char		error[256];
+
+	if (!s->started)
+	{
+		memset(&s->advice, 0, sizeof(s->advice));
+		s->advice.verdict = ADVISOR_UNKNOWN;
+		snprintf(s->advice.reason, sizeof(s->advice.reason), "no sample was taken");
+		return;
+	}
+	if (advisor_finish_window(s->adv, &w))
+		print_window(o, fleet ? s->label : NULL, &w);
+	if (s->tables_known && !s->lost && PQstatus(s->conn) == CONNECTION_OK &&
+		!sampling_working_set(s->conn, &s->tables, s->adv->total.seconds,
+							  s->facts.checkpoint_timeout_s, &s->ws,
+							  error, sizeof(error)))
+	{
+		one_line(error);
+		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
+	}
+	advisor_recommend(s->adv, &s->ws, &s->advice);
+	if (!s->lost && s->reconnects > 0)
+		snprintf(s->note, sizeof(s->note),
+				 "the connection was lost and restored %d time%s; the samples in between are missing",
+				 s->reconnects, s->reconnects > 1 ? "s" : "");
+}
+
+static void
+report(const Options *o, Server *servers, int count)
+{
+	ReportRow	rows[MAX_SERVERS];
+
+	for (int i = 0; i < count; i++)
+	{
+		rows[i].label = servers[i].label;
+		rows[i].facts = &servers[i].facts;
+		rows[i].advice = &servers[i].advice;
+		rows[i].partial = servers[i].lost;
+		rows[i].interrupted = interrupted;
+		rows[i].note = servers[i].note[0] ? servers[i].note : NULL;
+	}
+	if (o->json)
+		report_json(stdout, rows, count);
+	else
+	{
+		for (int i = 0; i < count; i++)
+			report_text(stdout, &rows[i]);
+		if (count > 1)
+			report_table(stdout, rows, count);
+	}
+}
+
+/* --- Replay --------------------------------------------------------------- */
+
+static void
+replay_window(const AdvisorWindow *w, void *arg)
+{
+	print_window((const Options *) arg, NULL, w);
+}
+
+/*
+ * A trace kept as a simulator regression test carries its properties
+ * ("expect ..."): those are the simulator's to check, not errors.
+ */
+static bool
+replay_other_line(const char *line, int line_no, void *arg)
+{
+	(void) line_no;
+	(void) arg;
+	line += strspn(line, " \t");
+	return strncmp(line, "expect", 6) == 0 && (line[6] == ' ' || line[6] == '\t');
+}
+
+static int
+replay(const Options *o)
+{
+	FILE	   *in = strcmp(o->replay_path, "-") == 0 ? stdin : fopen(o->replay_path, "r");
+	Advisor    *adv = calloc(1, sizeof(Advisor));
+	AdvisorServerFacts facts;
+	Advice		advice;
+	ReportRow	row;
+	char		error[512];
+	bool		ok;
+
+	if (in == NULL)
+		return bad_input("could not open trace \"%s\": %s", o->replay_path, strerror(errno));
+	if (adv == NULL)
+		return bad_input("out of memory");
+	memset(&facts, 0, sizeof(facts));
+	ok = trace_replay(in, &o->advisor, adv, replay_window, replay_other_line, (void *) o,
+					  &advice, &facts, error, sizeof(error));
+	if (in != stdin)
+		fclose(in);
+	if (!ok)
+	{
+		free(adv);
+		return bad_input("trace \"%s\": %s", o->replay_path, error);
+	}
+	memset(&row, 0, sizeof(row));
+	row.label = o->replay_path;
+	row.facts = &facts;
+	row.advice = &advice;
+	if (o->json)
+		report_json(stdout, &row, 1);
+	else
+		report_text(stdout, &row);
+	free(adv);
+	return 0;
+}
+
+/* --- main ----------------------------------------------------------------- */
+
+int
+main(int argc, char **argv)
+{
+	Options		o;
+	Server	   *servers;
+	int			count;
+	int			status;
+	FILE	   *record = NULL;
+	bool		any_lost = false;
+
+	if ((status = parse_options(argc, argv, &o)) != 0)
+		return status;
+	if (o.replay_path)
+		return replay(&o);
+
+	/* with no connection string, -d or the environment says which server */
+	if (o.conninfo_count == 0)
+		o.conninfos[o.conninfo_count++] = o.dbname ? o.dbname : "";
+	else if (o.dbname)
+		return bad_input("-d and connection strings were both given; use --server for each server");
+	count = o.conninfo_count;
+	servers = calloc(count, sizeof(Server));
+	if (servers == NULL)
+		return bad_input("out of memory");
+
+	status = 0;
+	for (int i = 0; i < count; i++)
+	{
+		servers[i].conninfo = o.conninfos[i];
+		if (!open_server(&o, &servers[i]))
+			status = EXIT_BAD_INPUT;
+	}
+	if (status != 0)
+		return status;
+
+	if (o.record_path)
+	{
+		record = fopen(o.record_path, "w");
+		if (record == NULL)
+			return bad_input("could not open \"%s\" for writing: %s",
+							 o.record_path, strerror(errno));
+		fprintf(record, "# recorded by %s %s from %s (PostgreSQL %d, %s)\n",
+				PROGRAM, ADVISOR_VERSION, servers[0].label, servers[0].facts.major,
+				servers[0].facts.standby ? "standby" : "primary");
+		trace_write_server(record, &servers[0].facts);
+	}
+
+	signal(SIGINT, on_interrupt);
+	signal(SIGTERM, on_interrupt);
+	signal(SIGPIPE, SIG_IGN);
+	if (!o.quiet && !o.json)
+	{
+		printf("%s: sampling %d server%s every %.1f s for %.0f s\n", PROGRAM, count,
+			   count > 1 ? "s" : "", o.advisor.sample_interval_s, o.duration_s);
+		fflush(stdout);
+	}
+	sample_servers(&o, servers, count, record);
+
+	for (int i = 0; i < count; i++)
+	{
+		finish_server(&o, &servers[i], count > 1);
+		any_lost |= servers[i].lost;
+	}
+	if (record)
+	{
+		trace_write_working_set(record, &servers[0].ws);
+		if (fclose(record) != 0)
+			return bad_input("could not write \"%s\": %s", o.record_path, strerror(errno));
+	}
+	report(&o, servers, count);
+	for (int i = 0; i < count; i++)
+	{
+		sampling_free_tables(&servers[i].tables);
+		free(servers[i].adv);
+		PQfinish(servers[i].conn);
+	}
+	free(servers);
+	return any_lost ? EXIT_PARTIAL : 0;
+}
