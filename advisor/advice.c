@@ -490,8 +490,11 @@ advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 			advice->recommended_mb = d.new_mb;
 			break;
 		case WALSIZER_ACTION_CAPPED:
-			advice->verdict = ADVISOR_GROW_CAPPED;
-			advice->recommended_mb = d.new_mb;
+			/* already at the cap: nothing to apply, though the load needs more */
+			advice->verdict = d.new_mb > advice->current_mb ?
+				ADVISOR_GROW_CAPPED : ADVISOR_KEEP;
+			advice->recommended_mb = d.new_mb > advice->current_mb ?
+				d.new_mb : advice->current_mb;
 			break;
 		case WALSIZER_ACTION_SHRINK:
 			/*

@@ -44,8 +44,16 @@
  * for a server's restart; then what was measured is reported.
  */
 #define RECONNECT_WINDOW_S 15.0
-#define CONNECT_TIMEOUT "10"
+#define CONNECT_TIMEOUT "5"
+/*
+ * A sample query unanswered for this long (or three sample intervals, if
+ * longer) means a server that stopped answering: its connection is reset
+ * as a lost one, so that it cannot hold up the run or its end.
+ */
+#define QUERY_TIMEOUT_S 5.0
 #define MAX_SERVERS 256
+/* the longest --duration, --interval or --max-recovery-time: 7 days */
+#define MAX_TIME_S (7 * 24 * 3600.0)
 
 typedef struct Server
 {
@@ -58,6 +66,7 @@ typedef struct Server
 	bool		tables_known;
 	bool		started;		/* a first sample was taken */
 	bool		busy;			/* a sample query is in flight */
+	double		sent_at;		/* when it was sent */
 	bool		lost;			/* gave up reconnecting */
 	double		failed_at;		/* when the connection was lost, 0 if not */
 	int			reconnects;		/* connections restored during the run */
@@ -88,8 +97,9 @@ static volatile sig_atomic_t interrupted = 0;
 static void
 on_interrupt(int signo)
 {
-	(void) signo;
+	/* the first stops the run and reports; a second one stops at once */
 	interrupted = 1;
+	signal(signo, SIG_DFL);
 }
 
 static void
@@ -199,6 +209,13 @@ read_servers_file(Options *o)
 		size_t		len = strcspn(line, "\r\n");
 		char	   *p = line;
 
+		if (line[len] == '\0' && !feof(f))
+		{
+			fclose(f);
+			return bad_input("servers file \"%s\": a line is longer than %d characters",
+							 o->servers_file, (int) sizeof(line) - 2);
+		}
+
 		line[len] = '\0';
 		while (*p == ' ' || *p == '\t')
 			p++;
@@ -209,7 +226,11 @@ read_servers_file(Options *o)
 			fclose(f);
 			return bad_input("too many servers: at most %d", MAX_SERVERS);
 		}
-		o->conninfos[o->conninfo_count++] = strdup(p);
+		if ((o->conninfos[o->conninfo_count++] = strdup(p)) == NULL)
+		{
+			fclose(f);
+			return bad_input("out of memory");
+		}
 	}
 	fclose(f);
 	return 0;
@@ -274,13 +295,13 @@ parse_options(int argc, char **argv, Options *o)
 				o->servers_file = optarg;
 				break;
 			case 3:
-				if ((seconds = parse_seconds(optarg)) <= 0)
-					return bad_input("invalid value for --duration: \"%s\" (a time such as 90s, 15min or 1h)", optarg);
+				if ((seconds = parse_seconds(optarg)) <= 0 || seconds > MAX_TIME_S)
+					return bad_input("invalid value for --duration: \"%s\" (a time such as 90s, 15min or 1h, at most 7 days)", optarg);
 				o->duration_s = seconds;
 				break;
 			case 4:
-				if ((seconds = parse_seconds(optarg)) < 1)
-					return bad_input("invalid value for --interval: \"%s\" (a time of at least 1s)", optarg);
+				if ((seconds = parse_seconds(optarg)) < 1 || seconds > MAX_TIME_S)
+					return bad_input("invalid value for --interval: \"%s\" (a time from 1s to 7 days)", optarg);
 				o->advisor.window_s = seconds;
 				break;
 			case 5:
@@ -299,7 +320,7 @@ parse_options(int argc, char **argv, Options *o)
 					return bad_input("invalid value for --max: \"%s\" (a size such as 4096MB or 4GB)", optarg);
 				break;
 			case 9:
-				if ((seconds = parse_seconds(optarg)) < 0)
+				if ((seconds = parse_seconds(optarg)) < 0 || seconds > MAX_TIME_S)
 					return bad_input("invalid value for --max-recovery-time: \"%s\" (a time such as 300s; 0 turns the bound off)", optarg);
 				o->advisor.max_recovery_s = seconds;
 				break;
@@ -454,7 +475,9 @@ connection_failed(Server *s)
 		fprintf(stderr, "%s: %s: the connection was lost; reconnecting\n",
 				PROGRAM, s->label);
 	}
+	/* blocks up to connect_timeout: the other servers wait meanwhile */
 	PQreset(s->conn);
+	now = monotonic_s();
 	if (PQstatus(s->conn) == CONNECTION_OK)
 	{
 		fprintf(stderr, "%s: %s: reconnected after %.1f s\n",
@@ -494,7 +517,8 @@ take_sample(const Options *o, Server *s, const WalsizerSample *sample,
 {
 	AdvisorWindow w;
 
-	if (record)
+	/* only what the advisor takes: a replay must take the same */
+	if (record && (!s->started || sample->at_us > s->adv->latest.at_us))
 		trace_write_sample(record, sample);
 	if (!s->started)
 	{
@@ -574,14 +598,27 @@ sample_servers(const Options *o, Server *servers, int count, FILE *record)
 			for (int i = 0; i < count; i++)
 			{
 				Server	   *s = &servers[i];
+				double		timeout_s = 3 * o->advisor.sample_interval_s;
 
+				if (timeout_s < QUERY_TIMEOUT_S)
+					timeout_s = QUERY_TIMEOUT_S;
+				if (s->busy && !s->lost && now - s->sent_at > timeout_s)
+				{
+					fprintf(stderr, "%s: %s: no answer for %.0f s\n",
+							PROGRAM, s->label, now - s->sent_at);
+					s->busy = false;
+					connection_failed(s);
+				}
 				if (s->lost || s->busy)
 					continue;
 				if (PQstatus(s->conn) != CONNECTION_OK ||
 					!PQsendQuery(s->conn, sampling_query(&s->facts)))
 					connection_failed(s);
 				else
+				{
 					s->busy = true;
+					s->sent_at = now;
+				}
 			}
 			while (next <= now)
 				next += o->advisor.sample_interval_s;
@@ -610,7 +647,8 @@ sample_servers(const Options *o, Server *servers, int count, FILE *record)
 			tv.tv_usec = (suseconds_t) ((wait_s - (double) tv.tv_sec) * 1e6);
 			if (select(any ? max_fd + 1 : 0, any ? &readable : NULL, NULL, NULL, &tv) > 0)
 				for (int i = 0; i < count; i++)
-					if (servers[i].busy && FD_ISSET(PQsocket(servers[i].conn), &readable))
+					if (servers[i].busy && PQsocket(servers[i].conn) >= 0 &&
+						FD_ISSET(PQsocket(servers[i].conn), &readable))
 						collect(o, &servers[i], record, fleet);
 		}
 		{
@@ -647,6 +685,7 @@ finish_server(const Options *o, Server *s, bool fleet)
 {
 	AdvisorWindow w;
 	char		error[256];
+	bool		elsewhere = false;
 
 	if (!s->started)
 	{
@@ -657,14 +696,25 @@ finish_server(const Options *o, Server *s, bool fleet)
 	}
 	if (advisor_finish_window(s->adv, &w))
 		print_window(o, fleet ? s->label : NULL, &w);
+	/* still down at the end: what was measured is all there is */
+	if (!s->lost && (s->busy || s->failed_at != 0))
+	{
+		s->lost = true;
+		snprintf(s->note, sizeof(s->note),
+				 "the connection was down at the end of the run; this is what was measured until then");
+	}
 	if (s->tables_known && !s->lost && PQstatus(s->conn) == CONNECTION_OK &&
 		!sampling_working_set(s->conn, &s->tables, s->adv->total.seconds,
 							  s->facts.checkpoint_timeout_s, &s->ws,
-							  error, sizeof(error)))
+							  &elsewhere, error, sizeof(error)))
 	{
 		one_line(error);
 		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
 	}
+	if (elsewhere)
+		snprintf(s->note, sizeof(s->note),
+				 "most rows changed in other databases than %s: connect to the busiest one for the tables its load changes",
+				 PQdb(s->conn));
 	advisor_recommend(s->adv, &s->ws, &s->advice);
 	if (!s->lost && s->reconnects > 0)
 		snprintf(s->note, sizeof(s->note),
@@ -766,6 +816,8 @@ main(int argc, char **argv)
 	int			status;
 	FILE	   *record = NULL;
 	bool		any_lost = false;
+	bool		none_sampled = false;
+	bool		record_failed = false;
 
 	if ((status = parse_options(argc, argv, &o)) != 0)
 		return status;
@@ -819,12 +871,14 @@ main(int argc, char **argv)
 	{
 		finish_server(&o, &servers[i], count > 1);
 		any_lost |= servers[i].lost;
+		/* not one sample: nothing was measured on that server */
+		none_sampled |= !servers[i].started;
 	}
 	if (record)
 	{
 		trace_write_working_set(record, &servers[0].ws);
-		if (fclose(record) != 0)
-			return bad_input("could not write \"%s\": %s", o.record_path, strerror(errno));
+		record_failed = ferror(record) != 0;
+		record_failed |= fclose(record) != 0;
 	}
 	report(&o, servers, count);
 	for (int i = 0; i < count; i++)
@@ -834,5 +888,10 @@ main(int argc, char **argv)
 		PQfinish(servers[i].conn);
 	}
 	free(servers);
+	/* the report is out; a trace that could not be written is still an error */
+	if (record_failed)
+		return bad_input("could not write \"%s\": %s", o.record_path, strerror(errno));
+	if (none_sampled)
+		return EXIT_BAD_INPUT;
 	return any_lost ? EXIT_PARTIAL : 0;
 }

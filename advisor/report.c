@@ -79,12 +79,12 @@ report_text(FILE *out, const ReportRow *row)
 		fprintf(out, "         or, where ALTER SYSTEM is not allowed (a managed service): set the parameter max_wal_size to %" PRId64 "MB\n",
 				a->recommended_mb);
 	}
-	if (a->verdict == ADVISOR_GROW_CAPPED)
+	if (a->needed_mb > a->recommended_mb && a->recommended_mb >= a->cap_mb)
 		fprintf(out, "  capped: the load needs %" PRId64 "MB, above the cap of %" PRId64 "MB (%s)\n",
 				a->needed_mb, a->cap_mb, walsizer_cap_source_name(a->cap_source));
 	fprintf(out, "  effect: checkpoints forced by WAL per hour: %.0f now, %.0f after\n",
 			a->forced_per_hour_now, a->forced_per_hour_after);
-	fprintf(out, "  crash recovery at %" PRId64 "MB: at most %.1f s at %s %.0f MB/s replay rate\n",
+	fprintf(out, "  crash recovery at %" PRId64 "MB: about %.1f s at worst, at %s %.0f MB/s replay rate\n",
 			a->recommended_mb, a->estimated_recovery_s,
 			a->replay_rate_assumed ? "an assumed" : "the given",
 			a->replay_rate_bytes_s / BYTES_PER_MB);

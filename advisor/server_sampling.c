@@ -222,7 +222,27 @@ sampling_parse(const PGresult *res, WalsizerSample *s, char *error,
 	" coalesce((SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i" \
 	"           WHERE i.indrelid = t.relid), 0)::bigint / current_setting('block_size')::bigint," \
 	" (SELECT count(*) FROM pg_index i WHERE i.indrelid = t.relid)" \
-	" FROM pg_stat_all_tables t"
+	" FROM pg_stat_all_tables t" \
+	" WHERE t.relid >= 16384"	/* FirstNormalObjectId: not the catalogs */
+
+/* Rows changed in this database and in all of them. */
+#define DATABASES_QUERY \
+	"SELECT coalesce(sum(tup_inserted + tup_updated + tup_deleted)" \
+	"                FILTER (WHERE datname = current_database()), 0)," \
+	"       coalesce(sum(tup_inserted + tup_updated + tup_deleted), 0)" \
+	" FROM pg_stat_database"
+
+static bool
+read_database_rows(PGconn *conn, int64_t *here, int64_t *all)
+{
+	PGresult   *res = PQexec(conn, DATABASES_QUERY);
+	bool		ok = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+		parse_int64_text(PQgetvalue(res, 0, 0), here) &&
+		parse_int64_text(PQgetvalue(res, 0, 1), all);
+
+	PQclear(res);
+	return ok;
+}
 
 static bool
 read_counts(const PGresult *res, int row, TableCounts *t)
@@ -248,6 +268,9 @@ sampling_read_tables(PGconn *conn, TableSnapshot *snapshot, char *error,
 
 	snapshot->tables = NULL;
 	snapshot->count = 0;
+	if (!read_database_rows(conn, &snapshot->rows_changed_here,
+							&snapshot->rows_changed_all))
+		snapshot->rows_changed_here = snapshot->rows_changed_all = -1;
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		set_error(error, error_len, "could not read the table statistics", conn);
@@ -280,13 +303,32 @@ find_table(const TableSnapshot *snapshot, unsigned int relid)
 
 bool
 sampling_working_set(PGconn *conn, const TableSnapshot *start, double run_s,
-					 double timeout_s, AdvisorWorkingSet *ws, char *error,
-					 size_t error_len)
+					 double timeout_s, AdvisorWorkingSet *ws,
+					 bool *load_elsewhere, char *error, size_t error_len)
 {
-	PGresult   *res = PQexec(conn, TABLES_QUERY);
+	PGresult   *res;
+	int64_t		here;
+	int64_t		all;
 
 	ws->pages = 0;
 	ws->tables = 0;
+	*load_elsewhere = false;
+
+	/*
+	 * The tables are those of the connected database.  If most rows changed
+	 * elsewhere, they would understate the pages the load changes and so
+	 * the full-page images: better no working set (the images then grow
+	 * with the cycle, which overstates) than a wrong one.
+	 */
+	if (start->rows_changed_all >= 0 && read_database_rows(conn, &here, &all) &&
+		all - start->rows_changed_all > 0 &&
+		2 * (here - start->rows_changed_here) < all - start->rows_changed_all)
+	{
+		*load_elsewhere = true;
+		return true;
+	}
+
+	res = PQexec(conn, TABLES_QUERY);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		set_error(error, error_len, "could not read the table statistics", conn);

@@ -27,6 +27,8 @@ typedef struct TableSnapshot
 {
 	TableCounts *tables;
 	int			count;
+	int64_t		rows_changed_here;	/* pg_stat_database: this database */
+	int64_t		rows_changed_all;	/* and all of them */
 } TableSnapshot;
 
 /*
@@ -45,7 +47,7 @@ extern bool sampling_read_tables(PGconn *conn, TableSnapshot *snapshot,
 								 char *error, size_t error_len);
 extern bool sampling_working_set(PGconn *conn, const TableSnapshot *start,
 								 double run_s, double timeout_s,
-								 AdvisorWorkingSet *ws,
+								 AdvisorWorkingSet *ws, bool *load_elsewhere,
 								 char *error, size_t error_len);
 extern void sampling_free_tables(TableSnapshot *snapshot);
 

@@ -39,12 +39,21 @@ print $fh "sample 1000000 100 50 0 0 0 0 0 0 0 0 64\n";
 print $fh "sample 2000000 200 lots 0 0 0 0 0 0 0 0 64\n";
 close $fh;
 
+my $long_file = "${PostgreSQL::Test::Utils::tmp_check}/servers.txt";
+open my $sf, '>', $long_file or die;
+print $sf 'host=/tmp dbname=postgres application_name=' . ('x' x 1100) . "\n";
+close $sf;
+
 my @bad = (
 	[ 'an unknown option', [ '--bogus' ], qr/unknown option "--bogus"/ ],
 	[ 'an option without its value', [ '--duration' ], qr/option --duration needs a value/ ],
 	[ 'a duration that is not a time', [ '--duration=soon', conninfo($a) ],
 	  qr/invalid value for --duration: "soon"/ ],
 	[ 'a bad --max', [ '--max=-1', conninfo($a) ], qr/invalid value for --max/ ],
+	[ 'an --interval beyond 7 days', [ '--interval=1e13', conninfo($a) ],
+	  qr/invalid value for --interval: "1e13" \(a time from 1s to 7 days\)/ ],
+	[ 'a servers file with a line too long to be read whole', [ "--servers-file=$long_file" ],
+	  qr/servers file ".*servers.txt": a line is longer than 1022 characters/ ],
 	[ 'a bad connection string', [ '--duration=1s', conninfo($a), 'port=notaport' ],
 	  qr/could not connect to server "port=notaport": invalid integer value "notaport"/ ],
 	[ 'a server that is down', [ conninfo($down) ],
