@@ -48,7 +48,7 @@ SELECT worker_pid = (SELECT pid FROM pg_stat_activity
        cap_mb <= 4096 AS under_max,
        window_s, sample_interval_ms,
        trigger_bytes > 0 AS has_trigger,
-       blocked, pending_mb
+       blocked, pending_mb, role
   FROM walsizer.status();
 
 -- a window ends on its own within its length (2 s here)
@@ -74,7 +74,7 @@ SELECT pg_temp.wait_until($$EXISTS (SELECT FROM walsizer.decisions()
                                       AND new_mb = 1024)$$);
 SELECT action, old_mb, new_mb, requested >= 0 AND timed >= 0 AND wal_forced >= 0
            AND wal_bytes >= 0 AND window_s >= 0 AS counted,
-       confirmed, reason <> '' AS explained
+       confirmed, reason <> '' AS explained, role
   FROM walsizer.decisions()
  WHERE action = 'adopt'
  ORDER BY at;

@@ -1,7 +1,7 @@
 --
 -- Version 1.0 of the SQL objects works with this library, and ALTER
--- EXTENSION UPDATE brings it to 1.1 with the new status() columns and the
--- same privileges.
+-- EXTENSION UPDATE brings it to 1.3 with the new status() and decisions()
+-- columns and the same privileges.
 --
 DROP EXTENSION IF EXISTS pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.0';
@@ -31,17 +31,23 @@ SELECT fpi_bytes_source IN ('measured', 'estimated') AS source_known,
 SELECT has_function_privilege('pg_monitor', 'walsizer.status()', 'EXECUTE') AS monitor_may,
        has_function_privilege('public', 'walsizer.status()', 'EXECUTE') AS public_may;
 
--- the update script matches a fresh 1.1 install
+-- the update scripts match a fresh install, OUT columns and all (the
+-- result type of either function is just "record")
 CREATE TEMP TABLE updated AS
-  SELECT pg_get_function_result('walsizer.status'::regproc) AS result;
+  SELECT pg_get_function_arguments('walsizer.status'::regproc) AS status_columns,
+         pg_get_function_arguments('walsizer.decisions'::regproc) AS decision_columns;
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer;
 SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
-SELECT pg_get_function_result('walsizer.status'::regproc) = result AS same_as_fresh
+SELECT pg_get_function_arguments('walsizer.status'::regproc) = status_columns
+           AS status_same_as_fresh,
+       pg_get_function_arguments('walsizer.decisions'::regproc) = decision_columns
+           AS decisions_same_as_fresh,
+       decision_columns LIKE '%, OUT role text' AS decisions_end_in_role
   FROM updated;
 
 -- 1.1 keeps working with this library (44 status() columns, 7 of
--- recommend()), and ALTER EXTENSION UPDATE brings it to 1.2
+-- recommend()), and ALTER EXTENSION UPDATE brings it to 1.3
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.1';
 SELECT array_length(p.proallargtypes, 1) AS status_columns
@@ -59,3 +65,33 @@ SELECT cap_source IN ('walsizer.max', 'disk', 'recovery_time') AS cap_source_kno
   FROM walsizer.recommend();
 SELECT has_function_privilege('pg_monitor', 'walsizer.recommend()', 'EXECUTE') AS monitor_may,
        has_function_privilege('public', 'walsizer.recommend()', 'EXECUTE') AS public_may;
+
+-- 1.2 keeps working with this library (47 status() columns, 11 of
+-- decisions()), and ALTER EXTENSION UPDATE brings it to 1.3, which adds
+-- the role the server has and the one each decision was made on
+DROP EXTENSION pg_walsizer;
+CREATE EXTENSION pg_walsizer VERSION '1.2';
+SELECT array_length(p.proallargtypes, 1) AS status_columns
+  FROM pg_proc p WHERE p.oid = 'walsizer.status'::regproc;
+SELECT array_length(p.proallargtypes, 1) AS decision_columns
+  FROM pg_proc p WHERE p.oid = 'walsizer.decisions'::regproc;
+SELECT replay_rate_source IS NOT NULL AS has_1_2_columns FROM walsizer.status();
+SELECT count(*) > 0 AS has_decisions, bool_and(reason <> '') AS explained
+  FROM walsizer.decisions();
+ALTER EXTENSION pg_walsizer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT p.proname, u.ord, u.name, u.type
+  FROM pg_proc p,
+       unnest(p.proargnames, p.proallargtypes::regtype[]::text[])
+       WITH ORDINALITY AS u(name, type, ord)
+ WHERE (p.oid = 'walsizer.status'::regproc AND u.ord > 47)
+    OR (p.oid = 'walsizer.decisions'::regproc AND u.ord > 11)
+ ORDER BY p.proname, u.ord;
+-- this server is no standby, and neither was it when it decided
+SELECT role FROM walsizer.status();
+SELECT count(*) > 0 AS has_decisions, bool_and(role = 'primary') AS made_on_primary
+  FROM walsizer.decisions();
+SELECT f AS function,
+       has_function_privilege('pg_monitor', f, 'EXECUTE') AS monitor_may,
+       has_function_privilege('public', f, 'EXECUTE') AS public_may
+  FROM unnest(ARRAY['walsizer.status()', 'walsizer.decisions()']) AS f;

@@ -485,7 +485,16 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 	if (sample->wal_reset_at == previous->wal_reset_at &&
 		sample->wal_stat_bytes > previous->wal_stat_bytes)
 		ms->stat_bytes += sample->wal_stat_bytes - previous->wal_stat_bytes;
-	if (sample->redo_lsn > previous->redo_lsn && previous->redo_lsn != 0)
+	if (sample->redo_lsn > previous->redo_lsn && previous->redo_lsn != 0 &&
+		ms->next_redo_move_unjudged)
+	{
+		/* a cycle starts here; the one before it is not this role's */
+		ms->next_redo_move_unjudged = false;
+		ms->last_redo_move_at_us = sample->at_us;
+		ms->fpi_bytes_at_redo_move = ms->fpi_bytes;
+		ms->cycle_reach_bytes = 0;
+	}
+	else if (sample->redo_lsn > previous->redo_lsn && previous->redo_lsn != 0)
 	{
 		bool		far = redo_move_was_far(previous->redo_lsn, sample->redo_lsn,
 											previous->max_wal_size_mb, set);
@@ -603,6 +612,8 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 	m->last_cycle_fpi_bytes = ms->last_cycle.fpi_bytes;
 	m->last_cycle_timed = ms->last_cycle.timed;
 	m->fpi_bytes_measured = now->fpi_bytes_counted;
+	m->standby = now->standby;
+	m->horizon_s = horizon_s(set);
 }
 
 /*
@@ -636,6 +647,45 @@ walsizer_measure_size_changed(WalsizerMeasure *ms)
 	ms->size_changed_at_us = ms->latest.at_us;
 	ms->cycle_reach_bytes = 0;
 	ms->last_cycle_reach_bytes = 0;
+}
+
+/*
+ * The server was promoted (or, in a simulation, demoted) at this sample.
+ * The WAL rate goes on: the replayed WAL of a streaming standby was the
+ * primary's, and the load that moves to the promoted server is the same
+ * one, so the rate history stays.  What described the old role's
+ * checkpoints does not: its cycles ran between restartpoints, its counters
+ * (17+) counted restartpoints, and the first checkpoint after a promotion
+ * is requested by the promotion itself, from a redo pointer that may lie
+ * far behind.  Those start afresh, with a new window from this sample.
+ */
+void
+walsizer_measure_role_changed(WalsizerMeasure *ms, const WalsizerSample *sample,
+							  const WalsizerMeasureSettings *set)
+{
+	uint64_t	redo_lsn = ms->latest.redo_lsn;
+
+	ms->forced_since_change = 0;
+	ms->timed_cycles_since_change = 0;
+	ms->timed_cycle_peak_since_change = 0;
+	ms->size_changed_at_us = sample->at_us;
+	ms->cycle_reach_bytes = 0;
+	ms->last_cycle_reach_bytes = 0;
+	ms->timed_cycles_count = 0;
+	ms->timed_cycles_next = 0;
+	ms->timed_cycle_fpi_bytes = 0;
+	ms->last_redo_move_at_us = 0;
+	memset(&ms->last_cycle, 0, sizeof(ms->last_cycle));
+	ms->next_redo_move_unjudged = true;
+
+	/*
+	 * The new role's counters and redo pointer are the baseline; a redo
+	 * pointer that moved since the previous sample moved for the promotion.
+	 */
+	ms->latest = *sample;
+	if (redo_lsn != 0 && sample->redo_lsn > redo_lsn)
+		ms->next_redo_move_unjudged = false;
+	start_window(ms, 0, set);
 }
 
 /*

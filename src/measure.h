@@ -47,6 +47,11 @@ typedef struct WalsizerSample
 	bool		fpi_bytes_counted;	/* wal_fpi_bytes is the server's count */
 	int64_t		wal_reset_at;	/* reset stamp of the WAL counters */
 	int64_t		max_wal_size_mb;	/* the size the server runs with */
+	bool		standby;		/* in recovery: insert_lsn is the replay
+								 * position, redo_lsn the last
+								 * restartpoint's, and the counters count
+								 * restartpoints where the server keeps
+								 * them apart (17+) */
 } WalsizerSample;
 
 /* The settings measuring depends on; the caller reads them each sample. */
@@ -115,6 +120,11 @@ typedef struct WalsizerMeasure
 	uint64_t	fpi_bytes;		/* image bytes so far, as WalPoint's */
 	uint64_t	stat_bytes;		/* WAL bytes so far, as WalPoint's */
 	int64_t		last_redo_move_at_us;	/* 0 until a checkpoint was seen */
+	bool		next_redo_move_unjudged;	/* the next redo pointer move
+											 * starts a cycle but says
+											 * nothing about the size: the
+											 * first checkpoint after a
+											 * promotion */
 	uint64_t	fpi_bytes_at_redo_move; /* fpi_bytes then */
 	int64_t		forced_since_change;	/* far redo moves since the size
 										 * changed or walsizer was enabled */
@@ -153,6 +163,9 @@ extern void walsizer_measure_end_window(WalsizerMeasure *ms,
 										const WalsizerMeasurements *ended,
 										const WalsizerMeasureSettings *set);
 extern void walsizer_measure_size_changed(WalsizerMeasure *ms);
+extern void walsizer_measure_role_changed(WalsizerMeasure *ms,
+										  const WalsizerSample *sample,
+										  const WalsizerMeasureSettings *set);
 extern void walsizer_measure_forget_load(WalsizerMeasure *ms,
 										 const WalsizerMeasureSettings *set);
 extern void walsizer_measure_window_length_changed(WalsizerMeasure *ms,

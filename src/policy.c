@@ -569,7 +569,16 @@ estimate_load(DecideContext *c)
 										  FALLBACK_CHECKPOINT_TIMEOUT_S);
 	double		rate = m->peak_rate;
 
-	if (m->timed_cycle_peak_bytes > 0 && timeout_s > 0)
+	/*
+	 * A standby's cycles run from restartpoint to restartpoint, which can
+	 * only start at replayed checkpoint records: they say when the primary
+	 * checkpointed, not what the load needs.  Its need is the replayed WAL
+	 * over whole checkpoint_timeouts, and nothing shorter: a few seconds
+	 * after the primary's checkpoint are mostly full-page images.
+	 */
+	if (m->standby)
+		rate = m->peak_covers_cycle ? m->peak_rate : 0;
+	else if (m->timed_cycle_peak_bytes > 0 && timeout_s > 0)
 		rate = (double) m->timed_cycle_peak_bytes / timeout_s;
 	else if (m->window_end && m->window_s > 0 && !m->counters_reset)
 	{
@@ -1180,13 +1189,102 @@ step_shrink_slowly(DecideContext *c)
 	return true;
 }
 
+/*
+ * A standby is sized for the WAL it replays: on a streaming standby that
+ * is the primary's WAL, so the size a primary would need for it is the
+ * size the standby needs once promoted, and the one that keeps its
+ * restartpoints from being requested by WAL volume more often than the
+ * primary's checkpoints allow.  Restartpoints can only start at replayed
+ * checkpoint records, so the standby's cycles are never shorter than the
+ * primary's, whatever its size: growing for its requested restartpoints
+ * would grow without bound.  Hence no evidence of forced checkpoints here,
+ * and no imminent one: at a window end, grow to what the replayed WAL over
+ * whole checkpoint_timeouts needs (after the cooldown); a growth is
+ * provisional, and settles down to that need once it is more than
+ * SETTLE_MARGIN_DIVISOR's margin below the size (a peak that has left the
+ * horizon, such as the primary's own catching up).  A lighter load shrinks
+ * as on a primary (step_shrink_slowly).
+ */
+static bool
+step_follow_replayed_wal(DecideContext *c)
+{
+	const WalsizerMeasurements *m = c->m;
+	WalsizerDecision *d = c->d;
+	double		timeout_s = sane_fraction(c->s->checkpoint_timeout_s,
+										  FALLBACK_CHECKPOINT_TIMEOUT_S);
+	int64_t		target;
+	int64_t		settled_limit_mb;
+	GrowPlan	g;
+
+	if (!m->window_end || c->needed_mb <= 0)
+		return false;
+	target = round_up_to_segment(c->needed_mb, c->seg_mb);
+	if (target < c->floor_mb)
+		target = c->floor_mb;
+
+	if (target > c->current_mb)
+	{
+		memset(&g, 0, sizeof(g));
+		g.target_mb = target;
+		snprintf(g.evidence, sizeof(g.evidence),
+				 "standby: it replays up to %lld MB of WAL per checkpoint_timeout",
+				 (long long) mb_for_reason(c->sizing_rate * timeout_s));
+		if (d->state.windows_since_change < c->cooldown)
+		{
+			set_reason(d, "%s; waiting for the cooldown before growing to %lld MB",
+					   g.evidence,
+					   (long long) (target < c->cap_mb ? target : c->cap_mb));
+			return true;
+		}
+		if (target > c->cap_mb)
+		{
+			grow_to_cap(c, &g);
+			return true;
+		}
+		note_change(c, WALSIZER_ACTION_GROW, target);
+		d->state.provisional = 1;
+		set_reason(d, "%s, which needs %lld MB", g.evidence, (long long) target);
+		return true;
+	}
+	if (c->needed_mb <= c->cap_mb)
+		d->state.cap_reported = 0;
+
+	if (!d->state.provisional)
+		return false;
+	if (target < shrink_floor_mb(c))
+		target = shrink_floor_mb(c);
+	settled_limit_mb = target + target / SETTLE_MARGIN_DIVISOR;
+	if (c->current_mb <= settled_limit_mb)
+	{
+		d->state.provisional = 0;
+		return false;
+	}
+	if (d->state.windows_since_change < c->cooldown)
+		return false;
+	note_change(c, WALSIZER_ACTION_SHRINK, target);
+	set_reason(d,
+			   "settling on a standby: the WAL it replays needs %lld MB, %lld MB per checkpoint_timeout at most over the last %.0f s",
+			   (long long) c->needed_mb,
+			   (long long) mb_for_reason(c->sizing_rate * timeout_s),
+			   m->horizon_s);
+	return true;
+}
+
 /* Nothing to do; say why, so that every decision has a reason. */
 static void
 explain_no_change(DecideContext *c)
 {
 	const WalsizerDecision *d = c->d;
 
-	if (c->needed_mb == 0 && d->state.windows_below_half > 0)
+	if (c->m->standby && c->needed_mb == 0)
+		set_reason(c->d,
+				   "standby: waiting for a whole checkpoint_timeout of replayed WAL; max_wal_size %lld MB is kept",
+				   (long long) c->current_mb);
+	else if (c->m->standby && d->state.windows_below_half == 0)
+		set_reason(c->d,
+				   "standby: the WAL it replays needs %lld MB; max_wal_size %lld MB is enough",
+				   (long long) c->needed_mb, (long long) c->current_mb);
+	else if (c->needed_mb == 0 && d->state.windows_below_half > 0)
 		set_reason(c->d,
 				   "no WAL load measured; %d of %d quiet windows before shrinking",
 				   d->state.windows_below_half, c->s->shrink_after);
@@ -1227,10 +1325,11 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 
 	if (step_protect_wal_volume(&c) ||
 		step_follow_lowered_max(&c) ||
-		step_skip_reset_window(&c) ||
-		step_grow(&c) ||
-		step_settle_provisional(&c) ||
-		step_shrink_slowly(&c))
+		step_skip_reset_window(&c))
+		return;
+	if (m->standby ?
+		(step_follow_replayed_wal(&c) || step_shrink_slowly(&c)) :
+		(step_grow(&c) || step_settle_provisional(&c) || step_shrink_slowly(&c)))
 		return;
 	explain_no_change(&c);
 }

@@ -146,6 +146,15 @@ typedef struct WalsizerMeasurements
 	bool		last_cycle_timed;
 	bool		fpi_bytes_measured; /* the server counts image bytes (19+);
 									 * else they are estimated */
+
+	/*
+	 * The server is a standby: the WAL position is the replay position (on
+	 * a streaming standby the primary's WAL rate), the redo pointer moves
+	 * at restartpoints and the counters count restartpoints.  Sized for the
+	 * WAL rate only (step_follow_replayed_wal).
+	 */
+	bool		standby;
+	double		horizon_s;		/* the span peak_rate is taken over */
 } WalsizerMeasurements;
 
 /* What the policy remembers between calls; the worker persists it. */

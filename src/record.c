@@ -13,6 +13,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "storage/lwlock.h"
 #include "utils/timestamp.h"
 
@@ -20,12 +21,18 @@
 #include "shared_state.h"
 #include "walsizer.h"
 
-/* Append a decision to the history and save the state file. */
+/*
+ * Append a decision to the history and save the state file.  The decision
+ * is recorded with the role of the server it was made on: the one the
+ * measurements were taken on when there are some (a promotion may have
+ * ended recovery since), else the server's role now.
+ */
 void
 walsizer_record(WalsizerAction action, int64 old_mb, int64 new_mb,
 				const WalsizerMeasurements *m, const char *reason)
 {
 	WalsizerRecord rec;
+	bool		standby;
 
 	memset(&rec, 0, sizeof(rec));
 	rec.at = GetCurrentTimestamp();
@@ -39,7 +46,11 @@ walsizer_record(WalsizerAction action, int64 old_mb, int64 new_mb,
 		rec.wal_forced = m->wal_forced;
 		rec.wal_bytes = m->wal_bytes;
 		rec.window_s = m->window_s;
+		standby = m->standby;
 	}
+	else
+		standby = RecoveryInProgress();
+	rec.role = standby ? WALSIZER_ROLE_STANDBY : WALSIZER_ROLE_PRIMARY;
 	strlcpy(rec.reason, reason, sizeof(rec.reason));
 
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);

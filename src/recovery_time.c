@@ -88,6 +88,12 @@ walsizer_recovery_at_start(void)
 	 */
 	if (crashed && PromoteIsTriggered())
 		crashed = false;
+	/*
+	 * A worker that starts on a standby starts once it is consistent, and
+	 * its recovery goes on while it runs: nothing ended to be timed.
+	 */
+	if (crashed && RecoveryInProgress())
+		crashed = false;
 
 	if (crashed && !same_postmaster && redo_now > before_crash)
 	{
@@ -143,7 +149,9 @@ void
 walsizer_recovery_track_checkpoint(void)
 {
 	XLogRecPtr	redo = completed_checkpoint_redo();
-	XLogRecPtr	insert = GetXLogInsertRecPtr();
+	/* a standby's crash replays from its last restartpoint to what it has */
+	XLogRecPtr	insert = RecoveryInProgress() ?
+		GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
 	bool		moved;
 
 	if (redo == InvalidXLogRecPtr)

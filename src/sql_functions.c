@@ -25,6 +25,7 @@
 #include "policy.h"
 #include "recovery_time.h"
 #include "shared_state.h"
+#include "state_format.h"
 #include "walsizer.h"
 
 PG_FUNCTION_INFO_V1(walsizer_status);
@@ -32,14 +33,31 @@ PG_FUNCTION_INFO_V1(walsizer_decisions);
 PG_FUNCTION_INFO_V1(walsizer_recommend);
 PG_FUNCTION_INFO_V1(walsizer_check_now);
 
-/* status() has 38 columns in version 1.0 of the SQL objects, 44 in 1.1, 47 in 1.2 */
+/*
+ * status() has 38 columns in version 1.0 of the SQL objects, 44 in 1.1, 47
+ * in 1.2, 48 in 1.3
+ */
 #define STATUS_COLUMNS_V1_0 38
 #define STATUS_COLUMNS_V1_1 44
-#define STATUS_COLUMNS 47
-#define DECISION_COLUMNS 11
-/* recommend() has 7 columns in 1.0 and 1.1, 9 in 1.2 */
+#define STATUS_COLUMNS_V1_2 47
+#define STATUS_COLUMNS 48
+/* decisions() has 11 columns in 1.0 to 1.2, 12 in 1.3 */
+#define DECISION_COLUMNS_V1_2 11
+#define DECISION_COLUMNS 12
+/* recommend() has 7 columns in 1.0 and 1.1, 9 from 1.2 on */
 #define RECOMMEND_COLUMNS_V1_1 7
 #define RECOMMEND_COLUMNS 9
+
+/*
+ * The column counts each function's row may have, this version's first:
+ * the SQL objects of an older version, before ALTER EXTENSION UPDATE, get
+ * the columns they know.
+ */
+static const int status_columns[] = {
+	STATUS_COLUMNS, STATUS_COLUMNS_V1_2, STATUS_COLUMNS_V1_1, STATUS_COLUMNS_V1_0
+};
+static const int decision_columns[] = {DECISION_COLUMNS, DECISION_COLUMNS_V1_2};
+static const int recommend_columns[] = {RECOMMEND_COLUMNS, RECOMMEND_COLUMNS_V1_1};
 
 /* Builds a row column by column, so the order lives in one place. */
 typedef struct RowBuilder
@@ -93,26 +111,33 @@ put_ratio(RowBuilder *row, double part, double whole)
 }
 
 /*
- * The caller's row type, blessed.  It must have expected_columns columns,
- * or one of the older counts (0 for none): the SQL objects of an older
- * version, before ALTER EXTENSION UPDATE, get the columns they know.
+ * Refuse a row type with a column count not among accepted_columns (of
+ * which there are accepted_count, this version's first).
  */
+static void
+check_column_count(TupleDesc tupdesc, const int *accepted_columns,
+				   int accepted_count)
+{
+	for (int i = 0; i < accepted_count; i++)
+		if (tupdesc->natts == accepted_columns[i])
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+			 errmsg("function returns %d columns, the pg_walsizer library expects %d",
+					tupdesc->natts, accepted_columns[0]),
+			 errhint("Run ALTER EXTENSION pg_walsizer UPDATE so the SQL objects match the library.")));
+}
+
+/* The caller's row type, blessed, with one of the accepted column counts. */
 static TupleDesc
-result_tupdesc(FunctionCallInfo fcinfo, int expected_columns,
-			   int older_columns, int oldest_columns)
+result_tupdesc(FunctionCallInfo fcinfo, const int *accepted_columns,
+			   int accepted_count)
 {
 	TupleDesc	tupdesc;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (tupdesc->natts != expected_columns &&
-		(older_columns == 0 || tupdesc->natts != older_columns) &&
-		(oldest_columns == 0 || tupdesc->natts != oldest_columns))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-				 errmsg("function returns %d columns, the pg_walsizer library expects %d",
-						tupdesc->natts, expected_columns),
-				 errhint("Run ALTER EXTENSION pg_walsizer UPDATE so the SQL objects match the library.")));
+	check_column_count(tupdesc, accepted_columns, accepted_count);
 	return BlessTupleDesc(tupdesc);
 }
 
@@ -130,8 +155,7 @@ walsizer_status(PG_FUNCTION_ARGS)
 	bool		has_latest;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, STATUS_COLUMNS, STATUS_COLUMNS_V1_1,
-							 STATUS_COLUMNS_V1_0);
+	tupdesc = result_tupdesc(fcinfo, status_columns, lengthof(status_columns));
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	st = walsizer_shared->status;
@@ -252,7 +276,7 @@ walsizer_status(PG_FUNCTION_ARGS)
 	}
 
 	/* 1.2: a crash recovery now, at its worst */
-	if (tupdesc->natts == STATUS_COLUMNS)
+	if (tupdesc->natts >= STATUS_COLUMNS_V1_2)
 	{
 		if (st.last_sample_at != 0)
 		{
@@ -266,6 +290,19 @@ walsizer_status(PG_FUNCTION_ARGS)
 			put_null(&row);
 			put_null(&row);
 		}
+		Assert(row.next == STATUS_COLUMNS_V1_2);
+	}
+
+	/*
+	 * 1.3: the server's role, as this backend sees it rather than the
+	 * worker: it is right without a worker too, and at once after a
+	 * promotion.
+	 */
+	if (tupdesc->natts == STATUS_COLUMNS)
+	{
+		put_text(&row, walsizer_role_name(RecoveryInProgress() ?
+										  WALSIZER_ROLE_STANDBY :
+										  WALSIZER_ROLE_PRIMARY));
 		Assert(row.next == STATUS_COLUMNS);
 	}
 
@@ -280,11 +317,8 @@ walsizer_decisions(PG_FUNCTION_ARGS)
 
 	walsizer_require_shared();
 	walsizer_init_materialized_srf(fcinfo);
-	if (rsinfo->setDesc->natts != DECISION_COLUMNS)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-				 errmsg("function returns %d columns, the pg_walsizer library expects %d",
-						rsinfo->setDesc->natts, DECISION_COLUMNS)));
+	check_column_count(rsinfo->setDesc, decision_columns,
+					   lengthof(decision_columns));
 
 	copy = palloc(sizeof(WalsizerPersistent));
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
@@ -312,7 +346,13 @@ walsizer_decisions(PG_FUNCTION_ARGS)
 		else
 			put_null(&row);
 		put_text(&row, rec->reason);
-		Assert(row.next == DECISION_COLUMNS);
+		Assert(row.next == DECISION_COLUMNS_V1_2);
+		/* 1.3: the role of the server the decision was made on */
+		if (rsinfo->setDesc->natts == DECISION_COLUMNS)
+		{
+			put_text(&row, walsizer_role_name(rec->role));
+			Assert(row.next == DECISION_COLUMNS);
+		}
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -333,7 +373,8 @@ walsizer_recommend(PG_FUNCTION_ARGS)
 	double		replay_rate;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, RECOMMEND_COLUMNS, RECOMMEND_COLUMNS_V1_1, 0);
+	tupdesc = result_tupdesc(fcinfo, recommend_columns,
+							 lengthof(recommend_columns));
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	plan = walsizer_shared->status.plan;

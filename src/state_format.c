@@ -10,7 +10,7 @@
  * the file is replaced by an atomic rename, so a torn file only appears if
  * something else damaged it.
  *
- * Layout, version 2:
+ * Layout, version 3:
  *		magic u32, version u32, record count u32, reserved u32,
  *		baseline_mb i64, last_set_mb i64, intent_mb i64, decisions_total u64,
  *		policy state 4 x i32,
@@ -22,11 +22,14 @@
  *			at i64, action i32, confirmed i32, old_mb i64, new_mb i64,
  *			requested i64, timed i64, wal_forced i64, wal_bytes u64,
  *			window_s (IEEE 754 bits) u64, reason char[WALSIZER_REASON_LEN],
+ *			role i32 (WalsizerRole),
  *		checksum u64 over everything before it.
  *
+ * Version 2 is version 3 without a record's role; its records read as made
+ * on a primary, the only role the worker ran on before version 3.
  * Version 1 is version 2 without the fields from completed_redo_lsn to
  * replay_rates; it still reads, with those fields 0 (nothing known about
- * a crash recovery yet).  Only version 2 is written.
+ * a crash recovery yet).  Only version 3 is written.
  *
  * walsizer.decisions() shows a record's time as a timestamptz and its
  * reason as text, so the reader also rejects a time PostgreSQL cannot show
@@ -44,10 +47,11 @@
 #include <string.h>
 
 #define STATE_MAGIC 0x57534C57	/* "WLSW" */
-#define STATE_VERSION 2
+#define STATE_VERSION 3
 #define HEADER_V1_BYTES (4 * 4 + 4 * 8 + 4 * 4)
 #define HEADER_BYTES (HEADER_V1_BYTES + 2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
-#define RECORD_BYTES (8 + 4 + 4 + 6 * 8 + 8 + WALSIZER_REASON_LEN)
+#define RECORD_V2_BYTES (8 + 4 + 4 + 6 * 8 + 8 + WALSIZER_REASON_LEN)
+#define RECORD_BYTES (RECORD_V2_BYTES + 4)
 #define CHECKSUM_BYTES 8
 
 /* Largest size a record may carry: max_wal_size's own limit, in MB. */
@@ -252,13 +256,27 @@ static size_t
 encoded_size_for(uint32_t version, uint32_t count)
 {
 	return (version == 1 ? HEADER_V1_BYTES : HEADER_BYTES) +
-		(size_t) count * RECORD_BYTES + CHECKSUM_BYTES;
+		(size_t) count * (version < 3 ? RECORD_V2_BYTES : RECORD_BYTES) +
+		CHECKSUM_BYTES;
 }
 
 size_t
 walsizer_state_encoded_size(void)
 {
 	return encoded_size_for(STATE_VERSION, WALSIZER_HISTORY_LEN);
+}
+
+const char *
+walsizer_role_name(int32_t role)
+{
+	switch (role)
+	{
+		case WALSIZER_ROLE_PRIMARY:
+			return "primary";
+		case WALSIZER_ROLE_STANDBY:
+			return "standby";
+	}
+	return "unknown";
 }
 
 /* Is slot a valid entry of the replay rate ring of count entries? */
@@ -418,6 +436,7 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 		memcpy(w.pos, rec->reason, WALSIZER_REASON_LEN);
 		w.pos[WALSIZER_REASON_LEN - 1] = '\0';
 		w.pos += WALSIZER_REASON_LEN;
+		put_u32(&w, (uint32_t) rec->role);
 	}
 	/* the layout comment, the size macros and the writes must agree */
 	if (w.pos != buf + size - CHECKSUM_BYTES)
@@ -457,7 +476,7 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 	if (get_u32(&r) != STATE_MAGIC)
 		return fail(errbuf, errlen, "file has the wrong magic number");
 	version = get_u32(&r);
-	if (version != 1 && version != STATE_VERSION)
+	if (version < 1 || version > STATE_VERSION)
 		return fail(errbuf, errlen, "file has an unsupported version");
 	count = get_u32(&r);
 	if (count > WALSIZER_HISTORY_LEN)
@@ -532,12 +551,16 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 		memcpy(&rec->window_s, &window_bits, sizeof(rec->window_s));
 		memcpy(rec->reason, r.pos, WALSIZER_REASON_LEN);
 		r.pos += WALSIZER_REASON_LEN;
+		/* before version 3 the worker ran on primaries only */
+		rec->role = version >= 3 ? (int32_t) get_u32(&r) : WALSIZER_ROLE_PRIMARY;
 
 		if (rec->action <= WALSIZER_ACTION_NONE ||
 			rec->action > WALSIZER_ACTION_LAST)
 			return fail(errbuf, errlen, "a record has an unknown action");
 		if (rec->confirmed != 0 && rec->confirmed != 1)
 			return fail(errbuf, errlen, "a record has an invalid flag");
+		if (rec->role < WALSIZER_ROLE_PRIMARY || rec->role > WALSIZER_ROLE_LAST)
+			return fail(errbuf, errlen, "a record has an unknown role");
 		if (!size_ok(rec->old_mb) || !size_ok(rec->new_mb))
 			return fail(errbuf, errlen, "a record holds an impossible size");
 		if (rec->requested < 0 || rec->timed < 0 || rec->wal_forced < 0)

@@ -3,8 +3,9 @@
  * state_format.h
  *		What pg_walsizer remembers across restarts, and its on-disk form.
  *
- * The state file holds the decision history, the few values the policy
- * must not forget (the DBA's own max_wal_size, what walsizer last wrote)
+ * The state file holds the decision history (each decision with the role,
+ * primary or standby, it was made on), the few values the policy must not
+ * forget (the DBA's own max_wal_size, what walsizer last wrote)
  * and what measuring crash recovery needs across a crash (the redo pointer
  * last seen, the postmaster's start, whether the worker stopped cleanly,
  * the replay rates measured).
@@ -29,12 +30,34 @@
 /* Number of crash recovery replay rates kept: the last few recoveries. */
 #define WALSIZER_REPLAY_RATES 4
 
+/*
+ * The role of the server a decision was made on.  On a standby the
+ * counters count restartpoints and the WAL is the WAL it replays, so the
+ * same figures mean something else there; the history keeps the role beside
+ * each decision so that, read after a promotion, a standby's decision is
+ * not taken for a primary's.  Stored in the state file: only ever append.
+ */
+typedef enum WalsizerRole
+{
+	WALSIZER_ROLE_PRIMARY = 0,
+	WALSIZER_ROLE_STANDBY = 1
+} WalsizerRole;
+
+#define WALSIZER_ROLE_LAST WALSIZER_ROLE_STANDBY
+
+/*
+ * The role's name, as walsizer.status() and walsizer.decisions() show it;
+ * "unknown" for a value that is no role.
+ */
+extern const char *walsizer_role_name(int32_t role);
+
 /* One recorded decision. */
 typedef struct WalsizerRecord
 {
 	int64_t		at;				/* TimestampTz */
 	int32_t		action;			/* WalsizerAction */
 	int32_t		confirmed;		/* server was seen running with new_mb */
+	int32_t		role;			/* WalsizerRole the decision was made on */
 	int64_t		old_mb;
 	int64_t		new_mb;
 	int64_t		requested;

@@ -8,7 +8,12 @@
  *				requested_checkpoints; that struct has no reset timestamp,
  *				but pg_stat_reset_shared('bgwriter') resets the bgwriter and
  *				checkpointer counters together and stamps the bgwriter's.
- *		17+:	num_timed and num_requested, with their own reset timestamp.
+ *		17+:	num_timed and num_requested, with their own reset timestamp,
+ *				and a standby's restartpoints apart from them
+ *				(restartpoints_timed, restartpoints_requested); before 17
+ *				the checkpointer counts a standby's restartpoints (even
+ *				those it skips for want of a new checkpoint record) as
+ *				checkpoints.
  *		18+:	the WAL counters moved into PgStat_WalStats.wal_counters.
  *		19+:	wal_fpi_bytes counts the bytes of full-page images; before,
  *				only their number is known.
@@ -38,7 +43,13 @@ walsizer_read_counters(WalsizerCounters *counters)
 	counters->timed = checkpointer->num_timed;
 	counters->requested = checkpointer->num_requested;
 	counters->reset_at = checkpointer->stat_reset_timestamp;
+	counters->restartpoints_counted = true;
+	counters->restartpoints_timed = checkpointer->restartpoints_timed;
+	counters->restartpoints_requested = checkpointer->restartpoints_requested;
 #else
+	counters->restartpoints_counted = false;
+	counters->restartpoints_timed = 0;
+	counters->restartpoints_requested = 0;
 	counters->timed = checkpointer->timed_checkpoints;
 	counters->requested = checkpointer->requested_checkpoints;
 	counters->reset_at = pgstat_fetch_stat_bgwriter()->stat_reset_timestamp;

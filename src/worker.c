@@ -29,6 +29,7 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -136,13 +137,27 @@ static void
 wsw_read_sample(int64 now_us, WalsizerSample *sample)
 {
 	WalsizerCounters counters;
+	bool		standby = RecoveryInProgress();
 
 	sample->at_us = now_us;
-	sample->insert_lsn = GetXLogInsertRecPtr();
+	sample->standby = standby;
+
+	/*
+	 * On a standby the WAL comes in through replay, and the redo pointer is
+	 * the last restartpoint's (CreateRestartPoint() updates the shared
+	 * copy GetRedoRecPtr() reads): what the startup process compares with
+	 * max_wal_size to request a restartpoint.
+	 */
+	sample->insert_lsn = standby ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
 	sample->redo_lsn = GetRedoRecPtr();
 	walsizer_read_counters(&counters);
 	sample->timed = counters.timed;
 	sample->requested = counters.requested;
+	if (standby && counters.restartpoints_counted)
+	{
+		sample->timed = counters.restartpoints_timed;
+		sample->requested = counters.restartpoints_requested;
+	}
 	sample->counters_reset_at = counters.reset_at;
 	sample->wal_fpi = counters.wal_fpi;
 	sample->wal_fpi_bytes = counters.wal_fpi_bytes;
@@ -163,6 +178,23 @@ wsw_refresh_disk_cap(int64 now_us)
 	}
 }
 
+/*
+ * The standby this worker runs on was promoted.  The size it set for the
+ * WAL it replayed is the size the load needs here, and the history and
+ * the WAL rate go on; only what described restartpoints starts afresh
+ * (walsizer_measure_role_changed).
+ */
+static void
+wsw_role_changed(const WalsizerSample *sample, const WalsizerMeasureSettings *set)
+{
+	walsizer_measure_role_changed(&ws.measure, sample, set);
+	ereport(LOG,
+			(errmsg("pg_walsizer: the server is now a %s; max_wal_size %d MB is kept",
+					sample->standby ? "standby" : "primary", max_wal_size_mb),
+			 sample->standby ? 0 :
+			 errdetail("It was sized for the WAL this server replayed as a standby.")));
+}
+
 /* Take a sample and add it to what measure.c has measured. */
 static void
 wsw_sample(int64 now_us)
@@ -172,6 +204,8 @@ wsw_sample(int64 now_us)
 
 	wsw_read_sample(now_us, &sample);
 	wsw_measure_settings(&set);
+	if (sample.standby != ws.measure.latest.standby)
+		wsw_role_changed(&sample, &set);
 	walsizer_measure_add(&ws.measure, &sample, &set);
 	wsw_refresh_disk_cap(now_us);
 	walsizer_recovery_track_checkpoint();
@@ -254,11 +288,14 @@ wsw_decide_and_act(const WalsizerMeasurements *m, int64 now_us)
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
 	walsizer_shared->persistent.policy = decision.state;
 	LWLockRelease(walsizer_shared->lock);
-	if (walsizer_act(&decision, m, &ws.owner, now_us, window_length_s()))
+	if (walsizer_act(&decision, m, &ws.owner, now_us, window_length_s()) &&
+		!m->standby)
 	{
 		/*
 		 * WAL measured at the old size (with its extra checkpoints and
 		 * full-page images) says little about the new one: measure afresh.
+		 * Not on a standby: the WAL it replays is the primary's, whatever
+		 * its own size.
 		 */
 		walsizer_measure_size_changed(&ws.measure);
 	}
@@ -444,7 +481,8 @@ wsw_initialize(void)
 	ws.counters_saved_us = now_us;
 
 	ereport(LOG,
-			(errmsg("pg_walsizer started: max_wal_size %d MB, window %.0f s, sample every %d ms%s%s",
+			(errmsg("pg_walsizer started%s: max_wal_size %d MB, window %.0f s, sample every %d ms%s%s",
+					first.standby ? " on a standby" : "",
 					max_wal_size_mb, window_length_s(),
 					walsizer_sample_interval_ms,
 					walsizer_enable ? "" : ", disabled",
@@ -529,8 +567,13 @@ walsizer_register_worker(void)
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS |
 		BGWORKER_BACKEND_DATABASE_CONNECTION;
-	/* standbys cannot run ALTER SYSTEM's effects anyway: start at promotion */
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	/*
+	 * A hot standby is sized too (for the WAL it replays), so that it is
+	 * ready when promoted; ALTER SYSTEM writes a file, not WAL, and works
+	 * there.  A standby with hot_standby = off never reaches a consistent
+	 * state for connections, and the worker starts at its promotion.
+	 */
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
 	worker.bgw_restart_time = 5;
 	snprintf(worker.bgw_library_name, sizeof(worker.bgw_library_name),
 			 "pg_walsizer");

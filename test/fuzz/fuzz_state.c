@@ -9,17 +9,17 @@
  *		  decoding that must give the same state, and encoding is then
  *		  stable byte for byte.
  *	odd:  the rest describes a valid state (a number of records and their
- *		  fields, the crash recovery fields and replay rates of version 2).
- *		  Its encoding must decode to the same state.  Then the image is
- *		  damaged (bytes overwritten, optionally re-checksummed, optionally
- *		  cut, optionally turned into the version 1 image of the same state)
- *		  and must be rejected cleanly or survive the round trip like any
- *		  other image.
+ *		  fields with the role of version 3, the crash recovery fields and
+ *		  replay rates of version 2).  Its encoding must decode to the same
+ *		  state.  Then the image is damaged (bytes overwritten, optionally
+ *		  re-checksummed, optionally cut, optionally turned into the version
+ *		  2 or 1 image of the same state) and must be rejected cleanly or
+ *		  survive the round trip like any other image.
  *
- * A decoded state always keeps the reader's rules, version 1 or 2: the
- * replay rate ring in range with a positive finite rate in each valid slot
- * and nothing in the others, a clean-stop flag of 0 or 1, a postmaster
- * start time PostgreSQL can show.
+ * A decoded state always keeps the reader's rules, whatever its version:
+ * the replay rate ring in range with a positive finite rate in each valid
+ * slot and nothing in the others, a clean-stop flag of 0 or 1, a
+ * postmaster start time PostgreSQL can show, a known role in each record.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,10 +31,16 @@
 
 #define SIZE_LIMIT_MB ((int64_t) 2147483647)
 
-/* The version 1 header: version 2 without the crash recovery fields. */
+/*
+ * The version 1 header: version 2's and 3's without the crash recovery
+ * fields.  A version 2 record: version 3's without the role at its end.
+ */
 #define VERSION_OFFSET 4
 #define HEADER_V1_BYTES 64
 #define RECOVERY_FIELDS_BYTES (2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
+#define HEADER_BYTES (HEADER_V1_BYTES + RECOVERY_FIELDS_BYTES)
+#define RECORD_V2_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
+#define ROLE_BYTES 4
 
 /* PostgreSQL's TimestampTz range (state_format.c) */
 #define MIN_TIMESTAMP_US INT64_C(-211813488000000000)
@@ -54,7 +60,8 @@ static bool
 records_equal(const WalsizerRecord *a, const WalsizerRecord *b)
 {
 	return a->at == b->at && a->action == b->action &&
-		a->confirmed == b->confirmed && a->old_mb == b->old_mb &&
+		a->confirmed == b->confirmed && a->role == b->role &&
+		a->old_mb == b->old_mb &&
 		a->new_mb == b->new_mb && a->requested == b->requested &&
 		a->timed == b->timed && a->wal_forced == b->wal_forced &&
 		a->wal_bytes == b->wal_bytes &&
@@ -102,6 +109,26 @@ reseal(unsigned char *buf, size_t len)
 	}
 	for (int i = 0; i < 8; i++)
 		buf[len - 8 + i] = (unsigned char) (hash >> (8 * i));
+}
+
+/*
+ * Turn a version 3 image of count records into the version 2 image of the
+ * same state: drop each record's role, say version 2, checksum it again.
+ * Returns the new length.
+ */
+static size_t
+make_version_2(unsigned char *image, size_t len, int count)
+{
+	if (len != HEADER_BYTES + (size_t) count * (RECORD_V2_BYTES + ROLE_BYTES) + 8)
+		return len;
+	for (int i = 0; i < count; i++)
+		memmove(image + HEADER_BYTES + (size_t) i * RECORD_V2_BYTES,
+				image + HEADER_BYTES + (size_t) i * (RECORD_V2_BYTES + ROLE_BYTES),
+				RECORD_V2_BYTES);
+	len -= (size_t) count * ROLE_BYTES;
+	image[VERSION_OFFSET] = 2;
+	reseal(image, len);
+	return len;
 }
 
 /*
@@ -174,7 +201,8 @@ check_image(const unsigned char *image, size_t len)
 	{
 		const WalsizerRecord *rec = walsizer_history_at(&decoded, i);
 
-		if (rec == NULL || memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL)
+		if (rec == NULL || memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL ||
+			rec->role < WALSIZER_ROLE_PRIMARY || rec->role > WALSIZER_ROLE_LAST)
 			abort();
 	}
 
@@ -223,6 +251,7 @@ build_valid_state(FuzzInput *in, WalsizerPersistent *state)
 		rec.at = fuzz_int(in);
 		rec.action = 1 + fuzz_byte(in) % WALSIZER_ACTION_LAST;
 		rec.confirmed = fuzz_flag(in);
+		rec.role = fuzz_flag(in) ? WALSIZER_ROLE_STANDBY : WALSIZER_ROLE_PRIMARY;
 		rec.old_mb = (int64_t) ((uint64_t) fuzz_int(in) % (SIZE_LIMIT_MB + 1));
 		rec.new_mb = (int64_t) ((uint64_t) fuzz_int(in) % (SIZE_LIMIT_MB + 1));
 		rec.requested = fuzz_int(in) & INT64_MAX;
@@ -273,19 +302,30 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 
-	/* the same state as version 1 wrote it: the same, knowing no recovery */
+	/*
+	 * The same state as version 2 wrote it: the same, every decision made
+	 * on a primary; and as version 1 wrote it: also knowing no recovery.
+	 */
 	if (fuzz_flag(&input))
 	{
-		len = make_version_1(image, len);
-		state.completed_redo_lsn = 0;
-		state.postmaster_started_at = 0;
-		state.stopped_cleanly = 0;
-		state.replay_count = state.replay_next = 0;
+		int			version = fuzz_flag(&input) ? 1 : 2;
+
+		len = make_version_2(image, len, state.history_count);
+		for (int slot = 0; slot < WALSIZER_HISTORY_LEN; slot++)
+			state.history[slot].role = WALSIZER_ROLE_PRIMARY;
+		if (version == 1)
+		{
+			len = make_version_1(image, len);
+			state.completed_redo_lsn = 0;
+			state.postmaster_started_at = 0;
+			state.stopped_cleanly = 0;
+			state.replay_count = state.replay_next = 0;
+		}
 		if (!walsizer_state_decode(image, len, &decoded, NULL, 0) ||
 			!states_equal(&state, &decoded))
 		{
-			fprintf(stderr, "a version 1 image with %d records does not decode to its state\n",
-					state.history_count);
+			fprintf(stderr, "a version %d image with %d records does not decode to its state\n",
+					version, state.history_count);
 			abort();
 		}
 	}

@@ -9,7 +9,8 @@
  * check_now() cut short), a disk cap, the DBA's own size above walsizer.max
  * with a provisional state, a growth capped by the recovery-time bound, a
  * slower replay that lowers the bound, the DBA's own size above it, and
- * valid state file images (version 2 with replay rates, and version 1).
+ * valid state file images (version 3 with replay rates and decisions made
+ * on a standby, version 2 and version 1).
  * They are written in fuzz_input.h's encoding; rerun with
  * `make fuzz-corpus` when that encoding or the state format changes.
  *
@@ -344,9 +345,16 @@ policy_seeds(const char *dir)
 	write_seed(dir, "protect_with_recovery_bound", seed.bytes, seed.len);
 }
 
-/* The version 1 header: the version 2 one without the recovery fields. */
+/*
+ * The version 1 header: the version 2 and 3 one without the recovery
+ * fields.  A version 2 record: the version 3 one without the role at its
+ * end.
+ */
 #define HEADER_V1_BYTES 64
 #define RECOVERY_FIELDS_BYTES (2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
+#define HEADER_BYTES (HEADER_V1_BYTES + RECOVERY_FIELDS_BYTES)
+#define RECORD_V2_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
+#define ROLE_BYTES 4
 
 /* FNV-1a over all but the trailing checksum, as state_format.c seals. */
 static void
@@ -365,7 +373,9 @@ reseal(unsigned char *buf, size_t len)
 
 /*
  * A state file image with the given records and replay rates, as version
- * 2 or as version 1 (which has no crash recovery fields) wrote it.
+ * 3, version 2 (which has no role in its records) or version 1 (which also
+ * has no crash recovery fields) wrote it.  Every third record was made on
+ * a standby, which only version 3 keeps.
  */
 static void
 state_seed(const char *dir, const char *name, int records, int rates,
@@ -392,6 +402,7 @@ state_seed(const char *dir, const char *name, int records, int rates,
 		memset(&rec, 0, sizeof(rec));
 		rec.at = 760000000000000 + i;
 		rec.action = WALSIZER_ACTION_GROW + i % 4;
+		rec.role = i % 3 == 2 ? WALSIZER_ROLE_STANDBY : WALSIZER_ROLE_PRIMARY;
 		rec.old_mb = 1024;
 		rec.new_mb = 2048;
 		rec.requested = 3;
@@ -407,6 +418,17 @@ state_seed(const char *dir, const char *name, int records, int rates,
 	{
 		fprintf(stderr, "make_corpus: cannot encode %s\n", name);
 		exit(1);
+	}
+	if (version <= 2)
+	{
+		for (int i = 0; i < state.history_count; i++)
+			memmove(image + 1 + HEADER_BYTES + (size_t) i * RECORD_V2_BYTES,
+					image + 1 + HEADER_BYTES +
+					(size_t) i * (RECORD_V2_BYTES + ROLE_BYTES),
+					RECORD_V2_BYTES);
+		len -= (size_t) state.history_count * ROLE_BYTES;
+		image[1 + 4] = 2;		/* the version, little-endian */
+		reseal(image + 1, len);
 	}
 	if (version == 1)
 	{
@@ -443,10 +465,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	policy_seeds(argv[1]);
-	state_seed(argv[2], "empty", 0, 0, 2);
-	state_seed(argv[2], "one_record", 1, 1, 2);
-	state_seed(argv[2], "three_records", 3, 2, 2);
-	state_seed(argv[2], "replay_rates_wrapped", 2, WALSIZER_REPLAY_RATES + 2, 2);
+	state_seed(argv[2], "empty", 0, 0, 3);
+	state_seed(argv[2], "one_record", 1, 1, 3);
+	state_seed(argv[2], "three_records", 3, 2, 3);
+	state_seed(argv[2], "replay_rates_wrapped", 2, WALSIZER_REPLAY_RATES + 2, 3);
+	state_seed(argv[2], "version_2_three_records", 3, 2, 2);
 	state_seed(argv[2], "version_1_empty", 0, 0, 1);
 	state_seed(argv[2], "version_1_three_records", 3, 0, 1);
 	write_seed(argv[2], "built", build_mode, sizeof(build_mode));

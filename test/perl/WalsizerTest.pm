@@ -64,17 +64,19 @@ sub decision_rows
 	$where = $where ? "WHERE $where" : '';
 	my $out = $node->safe_psql('postgres',
 		"SELECT action, old_mb, new_mb, requested, timed, wal_forced, "
-		  . "wal_bytes, window_s, coalesce(confirmed::text, ''), reason "
+		  . "wal_bytes, window_s, coalesce(confirmed::text, ''), reason, role "
 		  . "FROM walsizer.decisions() $where");
 	my @rows;
 	for my $line (split /\n/, $out)
 	{
-		my @f = split /\|/, $line, 10;
+		# a reason may hold "|", a role never: it is the last field
+		my ($rest, $role) = $line =~ /^(.*)\|([^|]*)$/;
+		my @f = split /\|/, $rest, 10;
 		push @rows, {
 			action => $f[0], old_mb => $f[1], new_mb => $f[2],
 			requested => $f[3], timed => $f[4], wal_forced => $f[5],
 			wal_bytes => $f[6], window_s => $f[7], confirmed => $f[8],
-			reason => $f[9] };
+			reason => $f[9], role => $role };
 	}
 	return @rows;
 }

@@ -1111,6 +1111,123 @@ peak_reach_restarts_at_a_size_change(void)
 	CHECK_UEQ(m.peak_reach_bytes_at_size, m.reach_bytes);
 }
 
+/*
+ * A promotion: the replayed WAL's rate goes on into the new primary's
+ * (same load, same WAL positions), and the window starts afresh; the
+ * restartpoint cycles and far moves of the standby are forgotten.
+ */
+static void
+a_promotion_keeps_the_rate_and_forgets_the_restartpoints(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.standby = true;
+	s.max_wal_size_mb = 64;
+	start_at_a_checkpoint(&s, &set);
+	/* restartpoints at far replayed checkpoint records: requested, far */
+	for (int i = 0; i < 2; i++)
+	{
+		run_cycle(&s, &set, 30, 4, 0);
+		s.requested++;
+	}
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.standby);
+	CHECK(m.peak_covers_cycle);
+	CHECK_CMP(m.wal_forced_at_size, >, 0);
+	CHECK_UCMP(m.last_cycle_bytes, >, 0);
+	/* and timed ones, once it is large enough */
+	s.max_wal_size_mb = 1024;
+	for (int i = 0; i < 2; i++)
+	{
+		run_cycle(&s, &set, 30, 4, 0);
+		s.timed++;
+	}
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 120 * BYTES_PER_MB);
+
+	/* promoted: the checkpoint counters take over from the restartpoints' */
+	s.standby = false;
+	s.requested = 0;
+	s.timed = 0;
+	write_for_one_second(&s, 4);
+	walsizer_measure_role_changed(&ms, &s, &set);
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK(!m.standby);
+	CHECK(!m.counters_reset);
+	CHECK_EQ(m.wal_forced_at_size, 0);
+	CHECK_EQ(m.timed_cycles_at_size, 0);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 0);
+	CHECK_CMP(m.last_cycle_s, ==, 0);
+	CHECK(m.peak_covers_cycle);
+	CHECK_RATE(m.peak_rate, 4);
+	CHECK_CMP(m.window_s, ==, 0);
+}
+
+/*
+ * The first checkpoint after a promotion is the promotion's own, from a
+ * redo pointer (the last restartpoint's) that may be far behind: it starts
+ * the first cycle, is not counted as forced, and the next one ends a
+ * cycle that counts.
+ */
+static void
+the_promotions_checkpoint_starts_a_cycle_and_is_not_forced(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.standby = true;
+	s.max_wal_size_mb = 64;
+	start_at_a_checkpoint(&s, &set);
+	run_seconds(&s, &set, 30, 4, 0);	/* 120 MB since the restartpoint */
+	s.standby = false;
+	walsizer_measure_role_changed(&ms, &s, &set);
+	walsizer_measure_add(&ms, &s, &set);
+	s.requested++;
+	run_cycle(&s, &set, 2, 4, 0);	/* the promotion's checkpoint: far */
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK_EQ(m.wal_forced, 0);
+	CHECK_EQ(m.wal_forced_at_size, 0);
+	CHECK_CMP(m.last_cycle_s, ==, 0);
+
+	s.max_wal_size_mb = 1024;
+	s.timed++;
+	run_cycle(&s, &set, 30, 4, 0);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK_CMP(m.last_cycle_s, ==, 30);
+	CHECK(m.last_cycle_timed);
+	CHECK_EQ(m.timed_cycles_at_size, 1);
+}
+
+/*
+ * When the promotion's checkpoint had already moved the redo pointer by
+ * the first sample as a primary, the next move is an ordinary one.
+ */
+static void
+a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.standby = true;
+	s.max_wal_size_mb = 32;
+	start_at_a_checkpoint(&s, &set);
+	run_seconds(&s, &set, 5, 4, 0);
+	s.standby = false;
+	checkpoint_after(&s, 1);
+	walsizer_measure_role_changed(&ms, &s, &set);
+	walsizer_measure_add(&ms, &s, &set);
+	s.requested++;
+	checkpoint_after(&s, 3);	/* 48 MB: far at 32 MB */
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK_EQ(m.wal_forced, 1);
+}
+
 int
 main(void)
 {
@@ -1151,5 +1268,8 @@ main(void)
 	RUN_TEST(suite, reach_drops_the_image_bound_after_a_forced_checkpoint);
 	RUN_TEST(suite, peak_reach_is_the_furthest_of_the_last_two_cycles);
 	RUN_TEST(suite, peak_reach_restarts_at_a_size_change);
+	RUN_TEST(suite, a_promotion_keeps_the_rate_and_forgets_the_restartpoints);
+	RUN_TEST(suite, the_promotions_checkpoint_starts_a_cycle_and_is_not_forced);
+	RUN_TEST(suite, a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged);
 	return unit_exit_status();
 }

@@ -18,9 +18,10 @@
 #include "state_format.h"
 
 /*
- * Byte offsets in a version 2 image, from the layout in state_format.c: a
- * record is at, action, confirmed, seven 8-byte fields and the reason.
- * Version 1 lacks the crash recovery fields, from OFFSET_REDO_LSN on.
+ * Byte offsets in a version 3 image, from the layout in state_format.c: a
+ * record is at, action, confirmed, seven 8-byte fields, the reason and the
+ * role.  Version 2 lacks the role of each record; version 1 also lacks the
+ * crash recovery fields, from OFFSET_REDO_LSN on.
  */
 #define OFFSET_VERSION 4
 #define OFFSET_COUNT 8
@@ -35,13 +36,15 @@
 #define OFFSET_REPLAY_RATES 92
 #define HEADER_V1_BYTES 64
 #define HEADER_BYTES (OFFSET_REPLAY_RATES + WALSIZER_REPLAY_RATES * 8)
-#define RECORD_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
+#define RECORD_V2_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
+#define RECORD_BYTES (RECORD_V2_BYTES + 4)
 #define RECORD_AT 0
 #define RECORD_ACTION 8
 #define RECORD_OLD_MB 16
 #define RECORD_TIMED 40
 #define RECORD_WINDOW 64
 #define RECORD_REASON 72
+#define RECORD_ROLE (RECORD_REASON + WALSIZER_REASON_LEN)
 #define CHECKSUM_BYTES 8
 
 /*
@@ -61,6 +64,7 @@ numbered_record(int n)
 	rec.at = 700000000000000 + n;
 	rec.action = 1 + n % WALSIZER_ACTION_LAST;
 	rec.confirmed = n % 2;
+	rec.role = n % 3 == 0 ? WALSIZER_ROLE_STANDBY : WALSIZER_ROLE_PRIMARY;
 	rec.old_mb = 1024 + n;
 	rec.new_mb = 2048 + n;
 	rec.requested = n;
@@ -99,11 +103,29 @@ records_equal(const WalsizerRecord *a, const WalsizerRecord *b)
 	if (a == NULL || b == NULL)
 		return false;
 	return a->at == b->at && a->action == b->action &&
-		a->confirmed == b->confirmed && a->old_mb == b->old_mb &&
+		a->confirmed == b->confirmed && a->role == b->role &&
+		a->old_mb == b->old_mb &&
 		a->new_mb == b->new_mb && a->requested == b->requested &&
 		a->timed == b->timed && a->wal_forced == b->wal_forced &&
 		a->wal_bytes == b->wal_bytes && a->window_s == b->window_s &&
 		strcmp(a->reason, b->reason) == 0;
+}
+
+/*
+ * Equal but for the role, which an image older than version 3 does not
+ * hold: it reads as primary.
+ */
+static bool
+records_equal_read_as_primary(const WalsizerRecord *read,
+							  const WalsizerRecord *written)
+{
+	WalsizerRecord expected;
+
+	if (read == NULL || written == NULL)
+		return false;
+	expected = *written;
+	expected.role = WALSIZER_ROLE_PRIMARY;
+	return records_equal(read, &expected);
 }
 
 static unsigned char *
@@ -331,7 +353,7 @@ static void
 bump_version(unsigned char *buf, size_t *len)
 {
 	(void) len;
-	put_le(buf + OFFSET_VERSION, 3, 4);
+	put_le(buf + OFFSET_VERSION, 4, 4);
 }
 
 static void
@@ -872,7 +894,7 @@ round_trip_keeps_the_crash_recovery_fields(void)
 		walsizer_replay_rate_append(state, i * 1.5e6);
 	buf = encode(state, &len);
 	CHECK_UEQ(len, HEADER_BYTES + 5 * RECORD_BYTES + CHECKSUM_BYTES);
-	CHECK_EQ(buf[OFFSET_VERSION], 2);
+	CHECK_EQ(buf[OFFSET_VERSION], 3);
 	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
 	CHECK_STR_CONTAINS("", err);
 	CHECK_UEQ(decoded->completed_redo_lsn, UINT64_C(0x1234567890ABCDEF));
@@ -928,14 +950,36 @@ unused_replay_slots_hold_nothing(void)
 }
 
 /*
- * A version 1 image, as the previous release wrote it: the version 2
- * image without the crash recovery fields.
+ * A version 2 image, as the release before standbys wrote it: the version
+ * 3 image without each record's role.
+ */
+static unsigned char *
+version_2_image(const WalsizerPersistent *state, size_t *len)
+{
+	size_t		v3_len;
+	unsigned char *buf = encode(state, &v3_len);
+	int			count = (int) ((v3_len - HEADER_BYTES - CHECKSUM_BYTES) /
+							   RECORD_BYTES);
+
+	for (int i = 0; i < count; i++)
+		memmove(buf + HEADER_BYTES + (size_t) i * RECORD_V2_BYTES,
+				buf + HEADER_BYTES + (size_t) i * RECORD_BYTES,
+				RECORD_V2_BYTES);
+	*len = HEADER_BYTES + (size_t) count * RECORD_V2_BYTES + CHECKSUM_BYTES;
+	put_le(buf + OFFSET_VERSION, 2, 4);
+	reseal(buf, *len);
+	return buf;
+}
+
+/*
+ * A version 1 image, as the first release wrote it: the version 2 image
+ * without the crash recovery fields.
  */
 static unsigned char *
 version_1_image(const WalsizerPersistent *state, size_t *len)
 {
 	size_t		v2_len;
-	unsigned char *buf = encode(state, &v2_len);
+	unsigned char *buf = version_2_image(state, &v2_len);
 
 	memmove(buf + HEADER_V1_BYTES, buf + HEADER_BYTES, v2_len - HEADER_BYTES);
 	*len = v2_len - (HEADER_BYTES - HEADER_V1_BYTES);
@@ -959,7 +1003,7 @@ version_1_file_reads_with_no_crash_recovery_known(void)
 	state->stopped_cleanly = 1;
 	walsizer_replay_rate_append(state, 5e6);
 	buf = version_1_image(state, &len);
-	CHECK_UEQ(len, HEADER_V1_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
+	CHECK_UEQ(len, HEADER_V1_BYTES + WALSIZER_HISTORY_LEN * RECORD_V2_BYTES +
 			  CHECKSUM_BYTES);
 
 	memset(decoded, 0xA5, sizeof(WalsizerPersistent));
@@ -971,8 +1015,8 @@ version_1_file_reads_with_no_crash_recovery_known(void)
 	CHECK_EQ(decoded->policy.windows_since_change, 7);
 	CHECK_EQ(decoded->history_count, WALSIZER_HISTORY_LEN);
 	for (int i = 0; i < WALSIZER_HISTORY_LEN; i++)
-		CHECK(records_equal(walsizer_history_at(decoded, i),
-							walsizer_history_at(state, i)));
+		CHECK(records_equal_read_as_primary(walsizer_history_at(decoded, i),
+											walsizer_history_at(state, i)));
 	CHECK_UEQ(decoded->completed_redo_lsn, 0);
 	CHECK_EQ(decoded->postmaster_started_at, 0);
 	CHECK_EQ(decoded->stopped_cleanly, 0);
@@ -981,10 +1025,10 @@ version_1_file_reads_with_no_crash_recovery_known(void)
 	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
 		CHECK(decoded->replay_rates[slot] == 0);
 
-	/* and it is written back as version 2 */
+	/* and it is written back as version 3 */
 	free(buf);
 	buf = encode(decoded, &len);
-	CHECK_EQ(buf[OFFSET_VERSION], 2);
+	CHECK_EQ(buf[OFFSET_VERSION], 3);
 	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
 			  CHECKSUM_BYTES);
 	free(buf);
@@ -1009,12 +1053,22 @@ version_1_file_without_records_reads(void)
 	free(state);
 }
 
-/* Each version has its own length: a version 2 body labelled 1 is damage. */
+/*
+ * Each version has its own length: a version 3 body with records labelled
+ * 2 or 1 is damage.
+ */
 static void
 claim_version_1(unsigned char *buf, size_t *len)
 {
 	(void) len;
 	put_le(buf + OFFSET_VERSION, 1, 4);
+}
+
+static void
+claim_version_2(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_VERSION, 2, 4);
 }
 
 static void
@@ -1028,6 +1082,7 @@ static void
 decode_rejects_a_version_that_does_not_match_the_length(void)
 {
 	expect_rejected(claim_version_1, true, "length");
+	expect_rejected(claim_version_2, true, "length");
 	expect_rejected(claim_version_0, true, "unsupported version");
 }
 
@@ -1173,6 +1228,118 @@ encode_refuses_impossible_crash_recovery_fields(void)
 	free(state);
 }
 
+/* --- the role a decision was made on (format version 3) ------------------ */
+
+static void
+role_names_are_the_ones_sql_shows(void)
+{
+	CHECK_STR_CONTAINS(walsizer_role_name(WALSIZER_ROLE_PRIMARY), "primary");
+	CHECK_EQ(strlen(walsizer_role_name(WALSIZER_ROLE_PRIMARY)), 7);
+	CHECK_STR_CONTAINS(walsizer_role_name(WALSIZER_ROLE_STANDBY), "standby");
+	CHECK_EQ(strlen(walsizer_role_name(WALSIZER_ROLE_STANDBY)), 7);
+	CHECK_STR_CONTAINS(walsizer_role_name(WALSIZER_ROLE_LAST + 1), "unknown");
+	CHECK_STR_CONTAINS(walsizer_role_name(-1), "unknown");
+}
+
+static void
+round_trip_keeps_each_records_role(void)
+{
+	WalsizerPersistent *state = state_with_records(4);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf = encode(state, &len);
+
+	/* numbered_record(): records 0 and 3 were made on a standby */
+	CHECK_EQ(buf[HEADER_BYTES + RECORD_ROLE], WALSIZER_ROLE_STANDBY);
+	CHECK_EQ(buf[HEADER_BYTES + RECORD_BYTES + RECORD_ROLE],
+			 WALSIZER_ROLE_PRIMARY);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_EQ(decoded->history_count, 4);
+	if (decoded->history_count == 4)
+	{
+		CHECK_EQ(walsizer_history_at(decoded, 0)->role, WALSIZER_ROLE_STANDBY);
+		CHECK_EQ(walsizer_history_at(decoded, 1)->role, WALSIZER_ROLE_PRIMARY);
+		CHECK_EQ(walsizer_history_at(decoded, 2)->role, WALSIZER_ROLE_PRIMARY);
+		CHECK_EQ(walsizer_history_at(decoded, 3)->role, WALSIZER_ROLE_STANDBY);
+	}
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/*
+ * Before version 3 the worker ran on primaries only: a version 2 file
+ * reads with every record made on a primary, all else as it was, and is
+ * written back as version 3.
+ */
+static void
+version_2_file_reads_with_every_record_made_on_a_primary(void)
+{
+	WalsizerPersistent *state = state_with_records(WALSIZER_HISTORY_LEN + 5);
+	WalsizerPersistent *decoded = malloc(sizeof(WalsizerPersistent));
+	char		err[128] = "";
+	size_t		len;
+	unsigned char *buf;
+
+	state->completed_redo_lsn = 77;
+	state->postmaster_started_at = 99;
+	state->stopped_cleanly = 1;
+	walsizer_replay_rate_append(state, 5e6);
+	buf = version_2_image(state, &len);
+	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_V2_BYTES +
+			  CHECKSUM_BYTES);
+
+	memset(decoded, 0xA5, sizeof(WalsizerPersistent));
+	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+	CHECK_STR_CONTAINS("", err);
+	CHECK_EQ(decoded->baseline_mb, 1024);
+	CHECK_UEQ(decoded->decisions_total, WALSIZER_HISTORY_LEN + 5);
+	CHECK_UEQ(decoded->completed_redo_lsn, 77);
+	CHECK_EQ(decoded->postmaster_started_at, 99);
+	CHECK_EQ(decoded->stopped_cleanly, 1);
+	CHECK_EQ(decoded->replay_count, 1);
+	CHECK(replay_rate_at(decoded, 0) == 5e6);
+	CHECK_EQ(decoded->history_count, WALSIZER_HISTORY_LEN);
+	for (int i = 0; i < WALSIZER_HISTORY_LEN; i++)
+	{
+		CHECK_EQ(walsizer_history_at(decoded, i)->role, WALSIZER_ROLE_PRIMARY);
+		CHECK(records_equal_read_as_primary(walsizer_history_at(decoded, i),
+											walsizer_history_at(state, i)));
+	}
+
+	free(buf);
+	buf = encode(decoded, &len);
+	CHECK_EQ(buf[OFFSET_VERSION], 3);
+	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
+			  CHECKSUM_BYTES);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/* The role of the second record, for expect_rejected(set_record_role). */
+static int64_t record_role;
+
+static void
+set_record_role(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + HEADER_BYTES + RECORD_BYTES + RECORD_ROLE,
+		   (uint64_t) record_role, 4);
+}
+
+static void
+decode_rejects_an_unknown_role(void)
+{
+	int64_t		roles[] = {WALSIZER_ROLE_LAST + 1, -1, INT32_MAX, INT32_MIN};
+
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+	{
+		record_role = roles[i];
+		expect_rejected(set_record_role, true, "unknown role");
+	}
+}
+
 int
 main(void)
 {
@@ -1217,5 +1384,9 @@ main(void)
 	RUN_TEST(suite, decode_rejects_impossible_crash_recovery_fields);
 	RUN_TEST(suite, decode_accepts_the_edges_of_the_crash_recovery_fields);
 	RUN_TEST(suite, encode_refuses_impossible_crash_recovery_fields);
+	RUN_TEST(suite, role_names_are_the_ones_sql_shows);
+	RUN_TEST(suite, round_trip_keeps_each_records_role);
+	RUN_TEST(suite, version_2_file_reads_with_every_record_made_on_a_primary);
+	RUN_TEST(suite, decode_rejects_an_unknown_role);
 	return unit_exit_status();
 }
