@@ -203,6 +203,47 @@ peak_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 }
 
 /*
+ * The WAL rate over the last two checkpoint_timeouts, back to back, the
+ * higher of the two; 0 until the history covers most of one (a whole one
+ * as note_cycle() judges a timed cycle: TIMED_CYCLE_MIN_SHARE of it).
+ * This is how a standby measures what a primary measures with its last
+ * timed cycles: two stretches, each holding one checkpoint's full-page
+ * images.  The worst of every stretch in the horizon (peak_rate()) is a
+ * maximum over many overlapping ones and lies above it on a steady load.
+ */
+static double
+last_two_cycles_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
+{
+	int64_t		cycle_us = seconds_to_us(timeout_s(set));
+	int64_t		whole_us = (int64_t) (TIMED_CYCLE_MIN_SHARE * (double) cycle_us);
+	const WalPoint *end;
+	double		highest = 0;
+	int			i;
+
+	if (ring->count < 2)
+		return 0;
+	i = ring->count - 1;
+	end = ring_at(ring, i);
+	for (int stretch = 0; stretch < 2 && i > 0; stretch++)
+	{
+		const WalPoint *start;
+		double		rate;
+
+		/* the latest point a checkpoint_timeout or more before the end */
+		while (i > 0 && end->at_us - ring_at(ring, i)->at_us < cycle_us)
+			i--;
+		start = ring_at(ring, i);
+		if (end->at_us - start->at_us < whole_us)
+			break;
+		rate = rate_between(start, end);
+		if (rate > highest)
+			highest = rate;
+		end = start;
+	}
+	return highest;
+}
+
+/*
  * The share of full-page images in the WAL between two points.  Both come
  * from pg_stat_wal, which backends flush about once a second, together;
  * the WAL position does not wait.  So the share is taken from the
@@ -613,7 +654,7 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 	m->last_cycle_timed = ms->last_cycle.timed;
 	m->fpi_bytes_measured = now->fpi_bytes_counted;
 	m->standby = now->standby;
-	m->horizon_s = horizon_s(set);
+	m->last_two_cycles_rate = last_two_cycles_rate(&ms->history, set);
 }
 
 /*

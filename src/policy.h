@@ -154,7 +154,9 @@ typedef struct WalsizerMeasurements
 	 * WAL rate only (step_follow_replayed_wal).
 	 */
 	bool		standby;
-	double		horizon_s;		/* the span peak_rate is taken over */
+	double		last_two_cycles_rate;	/* bytes/s: the higher of the last
+										 * two checkpoint_timeouts, back to
+										 * back; 0 until one is covered */
 } WalsizerMeasurements;
 
 /* What the policy remembers between calls; the worker persists it. */

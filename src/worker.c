@@ -14,6 +14,12 @@
  * ALTER SYSTEM, and record.c keeps the history and the figures
  * walsizer.status() shows.
  *
+ * On a hot standby the worker runs too (it starts at the consistent
+ * state): the WAL position it samples is the replay position and the redo
+ * pointer the last restartpoint's, and the policy sizes the standby for
+ * the WAL it replays.  A promotion changes the role under the running
+ * worker, which keeps its history and size (wsw_role_changed()).
+ *
  * The worker never fights the DBA: size_owner.c tells its own changes
  * from everybody else's, and size_tracking.c adopts a value walsizer did
  * not write as the DBA's baseline and floor.

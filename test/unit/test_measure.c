@@ -1228,6 +1228,43 @@ a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged(void)
 	CHECK_EQ(m.wal_forced, 1);
 }
 
+/*
+ * A standby's rate: the higher of the last two checkpoint_timeouts, back
+ * to back, each covered at least 90 %; not the worst overlapping stretch.
+ */
+static void
+the_last_two_cycles_rate_is_the_higher_of_two_whole_stretches(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	walsizer_measure_start(&ms, &s, &set);
+	run_seconds(&s, &set, 20, 2, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.last_two_cycles_rate, ==, 0);
+	run_seconds(&s, &set, 8, 2, 0);		/* 28 s: 93 % of one */
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_RATE(m.last_two_cycles_rate, 2);
+
+	/* 30 s at 3, then 15 s at 6 and 15 s at 1: 3.5 over the last 30 s */
+	run_seconds(&s, &set, 30, 3, 0);
+	run_seconds(&s, &set, 15, 6, 0);
+	run_seconds(&s, &set, 15, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_RATE(m.last_two_cycles_rate, 3.5);
+	/* the worst overlapping stretch is higher: 15 s at 3 and 15 at 6 */
+	CHECK_RATE(m.peak_rate, 4.5);
+
+	/* the one before the last counts too */
+	run_seconds(&s, &set, 30, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_RATE(m.last_two_cycles_rate, 3.5);
+	run_seconds(&s, &set, 30, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_RATE(m.last_two_cycles_rate, 1);
+}
+
 int
 main(void)
 {
@@ -1271,5 +1308,6 @@ main(void)
 	RUN_TEST(suite, a_promotion_keeps_the_rate_and_forgets_the_restartpoints);
 	RUN_TEST(suite, the_promotions_checkpoint_starts_a_cycle_and_is_not_forced);
 	RUN_TEST(suite, a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged);
+	RUN_TEST(suite, the_last_two_cycles_rate_is_the_higher_of_two_whole_stretches);
 	return unit_exit_status();
 }
