@@ -203,16 +203,17 @@ peak_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 }
 
 /*
- * The WAL rate over the last two checkpoint_timeouts, back to back, the
- * higher of the two; 0 until the history covers most of one (a whole one
- * as note_cycle() judges a timed cycle: TIMED_CYCLE_MIN_SHARE of it).
- * This is how a standby measures what a primary measures with its last
- * timed cycles: two stretches, each holding one checkpoint's full-page
- * images.  The worst of every stretch in the horizon (peak_rate()) is a
- * maximum over many overlapping ones and lies above it on a steady load.
+ * The highest WAL rate among whole checkpoint_timeouts laid back to back
+ * from the latest sample over the horizon; 0 until the history covers
+ * most of one (a whole one as note_cycle() judges a timed cycle:
+ * TIMED_CYCLE_MIN_SHARE of it).  This is how a standby measures what a
+ * primary measures with its timed cycles in the horizon: stretches that
+ * each hold one checkpoint's full-page images.  The worst of every
+ * stretch in the horizon (peak_rate()) is a maximum over many overlapping
+ * ones and lies above it on a steady load.
  */
 static double
-last_two_cycles_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
+whole_timeouts_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 {
 	int64_t		cycle_us = seconds_to_us(timeout_s(set));
 	int64_t		whole_us = (int64_t) (TIMED_CYCLE_MIN_SHARE * (double) cycle_us);
@@ -224,7 +225,7 @@ last_two_cycles_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 		return 0;
 	i = ring->count - 1;
 	end = ring_at(ring, i);
-	for (int stretch = 0; stretch < 2 && i > 0; stretch++)
+	while (i > 0)
 	{
 		const WalPoint *start;
 		double		rate;
@@ -654,7 +655,7 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 	m->last_cycle_timed = ms->last_cycle.timed;
 	m->fpi_bytes_measured = now->fpi_bytes_counted;
 	m->standby = now->standby;
-	m->last_two_cycles_rate = last_two_cycles_rate(&ms->history, set);
+	m->whole_timeouts_rate = whole_timeouts_rate(&ms->history, set);
 }
 
 /*

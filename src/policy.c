@@ -573,12 +573,12 @@ estimate_load(DecideContext *c)
 	 * A standby's cycles run from restartpoint to restartpoint, which can
 	 * only start at replayed checkpoint records: they say when the primary
 	 * checkpointed, not what the load needs.  Its need is the replayed WAL
-	 * over the last two whole checkpoint_timeouts, as a primary's over its
-	 * last timed cycles, and nothing shorter: a few seconds after the
-	 * primary's checkpoint are mostly full-page images.
+	 * over whole checkpoint_timeouts laid back to back over the horizon, as
+	 * a primary's over its timed cycles there, and nothing shorter: a few
+	 * seconds after the primary's checkpoint are mostly full-page images.
 	 */
 	if (m->standby)
-		rate = m->last_two_cycles_rate;
+		rate = m->whole_timeouts_rate;
 	else if (m->timed_cycle_peak_bytes > 0 && timeout_s > 0)
 		rate = (double) m->timed_cycle_peak_bytes / timeout_s;
 	else if (m->window_end && m->window_s > 0 && !m->counters_reset)
@@ -1264,7 +1264,7 @@ step_follow_replayed_wal(DecideContext *c)
 		return false;
 	note_change(c, WALSIZER_ACTION_SHRINK, target);
 	set_reason(d,
-			   "settling on a standby: the WAL it replays needs %lld MB, %lld MB per checkpoint_timeout at most over the last two",
+			   "settling on a standby: the WAL it replays needs %lld MB, at most %lld MB per checkpoint_timeout over the horizon",
 			   (long long) c->needed_mb,
 			   (long long) mb_for_reason(c->sizing_rate * timeout_s));
 	return true;

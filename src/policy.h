@@ -154,9 +154,10 @@ typedef struct WalsizerMeasurements
 	 * WAL rate only (step_follow_replayed_wal).
 	 */
 	bool		standby;
-	double		last_two_cycles_rate;	/* bytes/s: the higher of the last
-										 * two checkpoint_timeouts, back to
-										 * back; 0 until one is covered */
+	double		whole_timeouts_rate;	/* bytes/s: the highest of the
+										 * whole checkpoint_timeouts laid
+										 * back to back over the horizon;
+										 * 0 until one is covered */
 } WalsizerMeasurements;
 
 /* What the policy remembers between calls; the worker persists it. */

@@ -1229,11 +1229,12 @@ a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged(void)
 }
 
 /*
- * A standby's rate: the higher of the last two checkpoint_timeouts, back
- * to back, each covered at least 90 %; not the worst overlapping stretch.
+ * A standby's rate: the highest of whole checkpoint_timeouts (each covered
+ * at least 90 %) laid back to back from the latest sample over the horizon
+ * (here four windows of 30 s); not the worst overlapping stretch.
  */
 static void
-the_last_two_cycles_rate_is_the_higher_of_two_whole_stretches(void)
+the_whole_timeouts_rate_is_the_highest_back_to_back_stretch(void)
 {
 	WalsizerMeasureSettings set = settings_30s();
 	WalsizerSample s = first_sample();
@@ -1242,27 +1243,35 @@ the_last_two_cycles_rate_is_the_higher_of_two_whole_stretches(void)
 	walsizer_measure_start(&ms, &s, &set);
 	run_seconds(&s, &set, 20, 2, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_CMP(m.last_two_cycles_rate, ==, 0);
+	CHECK_CMP(m.whole_timeouts_rate, ==, 0);
 	run_seconds(&s, &set, 8, 2, 0);		/* 28 s: 93 % of one */
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_RATE(m.last_two_cycles_rate, 2);
+	CHECK_RATE(m.whole_timeouts_rate, 2);
 
-	/* 30 s at 3, then 15 s at 6 and 15 s at 1: 3.5 over the last 30 s */
-	run_seconds(&s, &set, 30, 3, 0);
+	/* 30 s at 1, then 15 s at 6 and 15 s at 1: 3.5 over the last 30 s */
+	run_seconds(&s, &set, 2, 1, 0);
+	run_seconds(&s, &set, 30, 1, 0);
 	run_seconds(&s, &set, 15, 6, 0);
 	run_seconds(&s, &set, 15, 1, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_RATE(m.last_two_cycles_rate, 3.5);
-	/* the worst overlapping stretch is higher: 15 s at 3 and 15 at 6 */
-	CHECK_RATE(m.peak_rate, 4.5);
+	CHECK_RATE(m.whole_timeouts_rate, 3.5);
+	/*
+	 * 7 s later the stretches split the burst: 8 s of it and 22 s at 1 in
+	 * the last, 23 s at 1 and 7 s of it in the one before; the worst
+	 * overlapping stretch still holds all of it
+	 */
+	run_seconds(&s, &set, 7, 1, 0);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_RATE(m.whole_timeouts_rate, 70.0 / 30);
+	CHECK_RATE(m.peak_rate, 3.5);
 
-	/* the one before the last counts too */
-	run_seconds(&s, &set, 30, 1, 0);
+	/* an earlier stretch counts while it is in the horizon (120 s) */
+	run_seconds(&s, &set, 45, 1, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_RATE(m.last_two_cycles_rate, 3.5);
-	run_seconds(&s, &set, 30, 1, 0);
+	CHECK_RATE(m.whole_timeouts_rate, 3.5);
+	run_seconds(&s, &set, 90, 1, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_RATE(m.last_two_cycles_rate, 1);
+	CHECK_RATE(m.whole_timeouts_rate, 1);
 }
 
 int
@@ -1308,6 +1317,6 @@ main(void)
 	RUN_TEST(suite, a_promotion_keeps_the_rate_and_forgets_the_restartpoints);
 	RUN_TEST(suite, the_promotions_checkpoint_starts_a_cycle_and_is_not_forced);
 	RUN_TEST(suite, a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged);
-	RUN_TEST(suite, the_last_two_cycles_rate_is_the_higher_of_two_whole_stretches);
+	RUN_TEST(suite, the_whole_timeouts_rate_is_the_highest_back_to_back_stretch);
 	return unit_exit_status();
 }

@@ -24,7 +24,7 @@ standby_window(double rate_mb_s)
 
 	m.standby = true;
 	m.peak_covers_cycle = true;
-	m.last_two_cycles_rate = m.peak_rate;
+	m.whole_timeouts_rate = m.peak_rate;
 	return m;
 }
 
@@ -99,7 +99,7 @@ an_imminent_restartpoint_is_no_reason_to_grow(void)
  * overlapping stretches, above what whole cycles measure.
  */
 static void
-sizes_from_the_last_two_checkpoint_timeouts_not_the_worst_stretch(void)
+sizes_from_whole_checkpoint_timeouts_not_the_worst_stretch(void)
 {
 	WalsizerSettings s = standby_settings(64);
 	WalsizerMeasurements m = standby_window(1);
@@ -136,7 +136,7 @@ waits_for_a_whole_checkpoint_timeout_of_replayed_wal(void)
 
 	/* a few seconds after the primary's checkpoint: mostly images */
 	m.peak_covers_cycle = false;
-	m.last_two_cycles_rate = 0;
+	m.whole_timeouts_rate = 0;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 	CHECK_EQ(d.needed_mb, 0);
@@ -207,7 +207,7 @@ a_growth_settles_once_the_peak_has_left_the_horizon(void)
 	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
 	CHECK_EQ(d.new_mb, 1440);
 	CHECK_STR_CONTAINS(d.reason, "settling on a standby: the WAL it replays needs 1440 MB");
-	CHECK_STR_CONTAINS(d.reason, "600 MB per checkpoint_timeout at most over the last two");
+	CHECK_STR_CONTAINS(d.reason, "at most 600 MB per checkpoint_timeout over the horizon");
 }
 
 static void
@@ -291,7 +291,7 @@ main(void)
 	RUN_TEST(suite, requested_restartpoints_are_no_reason_to_grow);
 	RUN_TEST(suite, an_imminent_restartpoint_is_no_reason_to_grow);
 	RUN_TEST(suite, restartpoint_cycles_do_not_size_it);
-	RUN_TEST(suite, sizes_from_the_last_two_checkpoint_timeouts_not_the_worst_stretch);
+	RUN_TEST(suite, sizes_from_whole_checkpoint_timeouts_not_the_worst_stretch);
 	RUN_TEST(suite, waits_for_a_whole_checkpoint_timeout_of_replayed_wal);
 	RUN_TEST(suite, decides_only_at_window_ends);
 	RUN_TEST(suite, growth_waits_for_the_cooldown);
