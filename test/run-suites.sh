@@ -203,7 +203,7 @@ run_regress() {
 # TAP: one prove run per file, so each file has its own status and its own
 # tmp_check/log to show when it fails (installcheck empties tmp_check).
 run_tap() {
-    local files=(test/t/*.pl) f passed=0 failed=0 skipped=() not_run=() notes=()
+    local files=(test/t/*.pl) f t0 passed=0 failed=0 skipped=() not_run=() notes=()
     if [[ ! -f ${files[0]} ]]; then
         record tap 0 1 "no test/t/*.pl files"
         return
@@ -217,6 +217,7 @@ run_tap() {
         fi
         # each test starts with an empty disk-test filesystem
         if mountpoint -q "$tmpfs"; then find "$tmpfs" -mindepth 1 -delete 2>/dev/null || true; fi
+        t0=$SECONDS
         # REGRESS= leaves only prove in the installcheck target.
         if step "$logs/tap" "${as_user[@]}" make "${make_vars[@]}" installcheck REGRESS= PROVE_TESTS="$f"; then
             # a file that skipped all its tests proved nothing: not a pass
@@ -226,9 +227,11 @@ run_tap() {
                 continue
             fi
             passed=$((passed + 1))
+            # the time each file takes, to keep the matrix under its budget
+            echo "ok - $f ($((SECONDS - t0)) s)"
         else
             failed=$((failed + 1))
-            echo "not ok - $f"
+            echo "not ok - $f ($((SECONDS - t0)) s)"
             show_logs tmp_check/log 80
         fi
     done

@@ -69,9 +69,8 @@ is(status_value($primary, 'role'), 'primary', 'primary: status() says primary');
 
 # 1. The load on the primary; every standby replays it.
 my $load = start_pgbench($primary, '-c', '4', '-j', '2', '-T', '900');
-my $primary_mb = settled_size($primary, 'the primary', 300);
-my %standby_mb;
-@standby_mb{qw(standby cascade)} = within_of([ $standby, $cascade ], $primary_mb, 240);
+my ($primary_mb, %standby_mb);
+($primary_mb, @standby_mb{qw(standby cascade)}) = settled_sizes($primary, [ $standby, $cascade ], 360);
 for my $node ($standby, $cascade)
 {
 	my $name = $node->name;
@@ -133,52 +132,35 @@ $cascade->stop;
 $standby->stop;
 done_testing();
 
-# Waits until the worker's size holds on a steady load: a settling after
-# the last growth, or no change for 90 s.  Returns it in MB.
-sub settled_size
+# Waits until the primary's size holds on the steady load (a settling
+# after its last growth, or no change for 90 s) and every standby's size
+# is within $within of it and has held for 30 s (three windows: they decide
+# at window ends), all at once; at most $seconds.  Returns the primary's
+# size and the standbys', in MB.
+sub settled_sizes
 {
-	my ($node, $name, $seconds) = @_;
+	my ($primary, $standbys, $seconds) = @_;
 	my $deadline = time() + $seconds;
-	my ($last_change, $last_size) = (time(), 0);
-	while (time() < $deadline)
-	{
-		my $size = setting_mb($node, 'max_wal_size');
-		my $settled = $node->safe_psql('postgres',
-			"SELECT coalesce((SELECT reason LIKE 'settling%' FROM walsizer.decisions() "
-			  . "WHERE action IN ('grow', 'capped', 'shrink') ORDER BY at DESC LIMIT 1), false)");
-		if ($size != $last_size)
-		{
-			($last_change, $last_size) = (time(), $size);
-		}
-		elsif ($size > 64 && ($settled eq 't' || time() - $last_change >= 90))
-		{
-			note("$name settled at $size MB");
-			return $size;
-		}
-		sleep 2;
-	}
-	note_decisions($node);
-	fail("$name did not settle within $seconds s");
-	return setting_mb($node, 'max_wal_size');
-}
-
-# Waits until every standby's size is within $within of $target MB and
-# has held for 30 s (three windows: they decide at window ends); returns
-# their sizes in MB.
-sub within_of
-{
-	my ($nodes, $target, $seconds) = @_;
-	my $deadline = time() + $seconds;
-	my $since = time();
-	my @last = map { 0 } @$nodes;
+	my ($primary_since, $primary_last) = (time(), 0);
+	my ($standbys_since, $standbys_last) = (time(), '');
 	while (1)
 	{
-		my @sizes = map { setting_mb($_, 'max_wal_size') } @$nodes;
-		$since = time() if join(',', @sizes) ne join(',', @last);
-		@last = @sizes;
-		my $near = grep { $_ <= $target * $within && $_ >= $target / $within } @sizes;
-		return @sizes
-		  if ($near == @sizes && time() - $since >= 30) || time() >= $deadline;
+		my $size = setting_mb($primary, 'max_wal_size');
+		my $settling = $primary->safe_psql('postgres',
+			"SELECT coalesce((SELECT reason LIKE 'settling%' FROM walsizer.decisions() "
+			  . "WHERE action IN ('grow', 'capped', 'shrink') ORDER BY at DESC LIMIT 1), false)");
+		($primary_since, $primary_last) = (time(), $size) if $size != $primary_last;
+		my $held = $size > 64 && ($settling eq 't' || time() - $primary_since >= 90);
+		my @sizes = map { setting_mb($_, 'max_wal_size') } @$standbys;
+		($standbys_since, $standbys_last) = (time(), "@sizes") if "@sizes" ne $standbys_last;
+		my $near = grep { $_ <= $size * $within && $_ >= $size / $within } @sizes;
+		if (($held && $near == @sizes && time() - $standbys_since >= 30)
+			|| time() >= $deadline)
+		{
+			note("the primary held $size MB; the standbys @sizes MB");
+			fail("the primary did not settle within $seconds s") unless $held;
+			return ($size, @sizes);
+		}
 		sleep 2;
 	}
 }

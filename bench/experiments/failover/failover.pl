@@ -1,12 +1,14 @@
 # A failover under load, with and without pg_walsizer's worker on the
 # standby (issue 15).  Primary and streaming standby start at 64 MB; the
 # primary's worker grows and settles under pgbench (scale 10, the clients
-# of FAILOVER_CLIENTS); the standby's worker (when FAILOVER_STANDBY_WORKER
-# includes "on") sizes it for the WAL it replays.  Then the primary stops,
-# the standby is promoted and the same load runs on it for
-# FAILOVER_AFTER_S seconds (default 120): the checkpoints forced by WAL
-# there are what the standby's size was worth.  Each level and mode runs
-# on fresh clusters.
+# of FAILOVER_CLIENTS).  With FAILOVER_STANDBY_WORKER "on" the standby's
+# worker sizes it for the WAL it replays; with "off" it is disabled until
+# the promotion and enabled right after it, as a worker that starts only
+# on a primary (pg_walsizer before issue 15) would be: it starts from the
+# standby's 64 MB and no history.  Then the primary stops, the standby is
+# promoted and the same load runs on it for FAILOVER_AFTER_S seconds
+# (default 120): the checkpoints forced by WAL there are what the
+# standby's size was worth.  Each level and mode runs on fresh clusters.
 #
 # Not part of the CI matrix (about 4 minutes per level and mode): run it
 # with the extension installed, as the server's user, from the source tree:
@@ -86,6 +88,11 @@ sub failover
 	my $offset = -s $standby->logfile;
 	$standby->promote;
 	$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()');
+	if ($mode ne 'on')
+	{
+		$standby->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.enable = on');
+		$standby->reload;
+	}
 	run_pgbench($standby, $after_s, $clients, '-j', 2);
 	my $log = slurp_file($standby->logfile, $offset);
 	my $checkpoints = () = $log =~ /checkpoint starting:/g;
