@@ -625,7 +625,14 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 		now->insert_lsn - now->redo_lsn : 0;
 	m->recent_rate_valid = recent_rate(&ms->recent, &m->recent_rate,
 									   &m->recent_record_rate);
-	if (m->recent_rate_valid)
+
+	/*
+	 * Until the promotion's own checkpoint starts, the redo pointer is the
+	 * last restartpoint's, which that checkpoint (requested by the
+	 * promotion) is about to replace: the WAL after it says nothing about
+	 * a checkpoint WAL could force.
+	 */
+	if (m->recent_rate_valid && !ms->next_redo_move_unjudged)
 		m->reach_bytes = reach_bytes(ms, set, m->recent_rate,
 									 m->recent_record_rate, &m->reach_within_s);
 	m->peak_rate = peak_rate(&ms->history, set);

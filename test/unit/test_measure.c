@@ -1186,8 +1186,15 @@ the_promotions_checkpoint_starts_a_cycle_and_is_not_forced(void)
 	s.standby = false;
 	walsizer_measure_role_changed(&ms, &s, &set);
 	walsizer_measure_add(&ms, &s, &set);
+	/* 120 MB after the old redo pointer, 4 MB/s: no reach projected */
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate_valid);
+	CHECK_UEQ(m.wal_since_redo_bytes, 120 * BYTES_PER_MB);
+	CHECK_UEQ(m.reach_bytes, 0);
 	s.requested++;
 	run_cycle(&s, &set, 2, 4, 0);	/* the promotion's checkpoint: far */
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UCMP(m.reach_bytes, >, 0);
 	walsizer_measure_get(&ms, true, true, &set, &m);
 	CHECK_EQ(m.wal_forced, 0);
 	CHECK_EQ(m.wal_forced_at_size, 0);
