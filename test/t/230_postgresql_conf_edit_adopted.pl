@@ -107,6 +107,15 @@ is(log_count($node, qr/WARNING: .*(shadowed|pg_walsizer)/, $log_before), 0,
 is(status_value($node, 'max_wal_size_source'), "adopted from postgresql.conf:$line",
 	'the source still says so');
 
+# A size walsizer set itself comes down at once when walsizer.max is
+# lowered below it; the DBA's value stays (with a warning).
+append_postgresql_conf("walsizer.max = '1GB'");
+$node->reload;
+wait_for($node, 'SELECT cap_mb = 1024 FROM walsizer.status()', 'walsizer.max lowered');
+$node->safe_psql('postgres', 'SELECT pg_sleep(2)');
+is(setting_mb($node, 'max_wal_size'), 2048,
+	'a lowered walsizer.max leaves the adopted value alone: it is the DBA\'s');
+
 # --- through an included file, lowering it ---------------------------------
 
 my $current_mb = setting_mb($node, 'max_wal_size');
