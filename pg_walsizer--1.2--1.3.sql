@@ -5,7 +5,8 @@
 
 -- 1.3: the worker runs on standbys too.  status() says whether the server
 -- is a primary or a standby, and decisions() on which of the two each
--- decision was made.  A function's OUT columns cannot change in place:
+-- decision was made.  status() also says where max_wal_size comes from
+-- and which value of postgresql.conf postgresql.auto.conf shadows.  A function's OUT columns cannot change in place:
 -- drop and create them again, with their grants.
 DROP FUNCTION walsizer.status();
 DROP FUNCTION walsizer.decisions();
@@ -58,7 +59,9 @@ CREATE FUNCTION walsizer.status(
     OUT estimated_recovery_s double precision,
     OUT replay_rate_bytes_per_s double precision,
     OUT replay_rate_source text,
-    OUT role text)
+    OUT role text,
+    OUT max_wal_size_source text,
+    OUT shadowed_max_wal_size_mb bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'walsizer_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

@@ -56,7 +56,9 @@ CREATE FUNCTION walsizer.status(
     OUT estimated_recovery_s double precision,
     OUT replay_rate_bytes_per_s double precision,
     OUT replay_rate_source text,
-    OUT role text)
+    OUT role text,
+    OUT max_wal_size_source text,
+    OUT shadowed_max_wal_size_mb bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'walsizer_status'
 LANGUAGE C STRICT VOLATILE PARALLEL SAFE;

@@ -48,7 +48,9 @@ SELECT worker_pid = (SELECT pid FROM pg_stat_activity
        cap_mb <= 4096 AS under_max,
        window_s, sample_interval_ms,
        trigger_bytes > 0 AS has_trigger,
-       blocked, pending_mb, role
+       blocked, pending_mb, role,
+       max_wal_size_source ~ '^postgresql\.conf:[0-9]+$' AS from_postgresql_conf,
+       shadowed_max_wal_size_mb
   FROM walsizer.status();
 
 -- a window ends on its own within its length (2 s here)
@@ -67,6 +69,11 @@ ALTER SYSTEM SET max_wal_size = '2GB';
 SELECT pg_reload_conf();
 SELECT pg_temp.wait_until($$EXISTS (SELECT FROM walsizer.decisions()
                                     WHERE action = 'adopt' AND new_mb = 2048)$$);
+-- the running value now comes from the DBA's ALTER SYSTEM, which shadows
+-- the 1GB initdb wrote into postgresql.conf
+SELECT pg_temp.wait_until($$(SELECT max_wal_size_source = 'postgresql.auto.conf:3'
+                                    AND shadowed_max_wal_size_mb = 1024
+                               FROM walsizer.status())$$);
 ALTER SYSTEM RESET max_wal_size;
 SELECT pg_reload_conf();
 SELECT pg_temp.wait_until($$EXISTS (SELECT FROM walsizer.decisions()

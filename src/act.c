@@ -165,7 +165,8 @@ act_blocked(const WalsizerDecision *d, const WalsizerMeasurements *m)
 {
 	char		reason[WALSIZER_REASON_LEN];
 
-	if (blocked_reported)
+	/* an adoption is reported each time: the caller asks once per edit */
+	if (blocked_reported && d->action != WALSIZER_ACTION_ADOPT)
 		return false;
 	blocked_reported = true;
 	snprintf(reason, sizeof(reason),
@@ -175,6 +176,8 @@ act_blocked(const WalsizerDecision *d, const WalsizerMeasurements *m)
 			(errmsg("pg_walsizer cannot change max_wal_size from %lld MB to %lld MB: ALTER SYSTEM is disabled",
 					(long long) d->old_mb, (long long) d->new_mb),
 			 errdetail("%s.", d->reason),
+			 d->action == WALSIZER_ACTION_ADOPT ?
+			 errhint("Remove max_wal_size from postgresql.auto.conf so that the other configuration files apply, or set allow_alter_system = on.") :
 			 errhint("Set max_wal_size = '%lldMB' yourself, or set allow_alter_system = on. pg_walsizer keeps measuring and reports its recommendation in walsizer.status().",
 					 (long long) d->new_mb)));
 	walsizer_record(WALSIZER_ACTION_BLOCKED, d->old_mb, d->new_mb, m, reason);
@@ -207,53 +210,49 @@ act_dry_run(const WalsizerDecision *d, const WalsizerMeasurements *m)
 	return false;
 }
 
+/* How far act_change() got. */
+typedef enum ActOutcome
+{
+	ACT_WRITTEN,				/* written and reloaded */
+	ACT_NOT_WRITTEN,			/* advised, blocked or postponed, and said so */
+	ACT_FAILED					/* failed, or waiting to retry: try again */
+} ActOutcome;
+
 /*
- * Carry out a decision: record it, and change the setting unless this is a
- * dry run, ALTER SYSTEM is unavailable, or an earlier failure's retry delay
- * has not passed.  Errors are recorded, never thrown.  now_us is the
- * monotonic time, window_s the window length.  True when the server was
- * told to run the new size.
+ * Change the setting to d->new_mb unless this is a dry run, ALTER SYSTEM
+ * is unavailable, someone else's change awaits a reload, or an earlier
+ * failure's retry delay has not passed; each of those is reported and
+ * recorded here.  Errors are recorded, never thrown.  now_us is the
+ * monotonic time, window_s the window length.
  */
-bool
-walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
-			 WalsizerSizeTracker *owner, int64 now_us, double window_s)
+static ActOutcome
+act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
+		   WalsizerSizeTracker *owner, int64 now_us, double window_s)
 {
 	char		errbuf[WALSIZER_REASON_LEN];
 	char		reason[WALSIZER_REASON_LEN];
 	WalsizerApplyResult result;
 
-	if (d->action == WALSIZER_ACTION_NONE)
-		return false;
-
-	if (d->new_mb == d->old_mb)
-	{
-		/* a growth the cap blocks entirely: say so once */
-		ereport(WARNING,
-				(errmsg("pg_walsizer cannot grow max_wal_size beyond its cap of %lld MB",
-						(long long) d->cap_mb),
-				 errdetail("The WAL load needs %lld MB; %s.",
-						   (long long) d->needed_mb, d->reason),
-				 act_capped_hint(d)));
-		walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
-		return false;
-	}
-
 	if (walsizer_dry_run)
 	{
 		walsizer_owner_attempting(owner);
-		return act_dry_run(d, m);
+		act_dry_run(d, m);
+		return ACT_NOT_WRITTEN;
 	}
 	if (failing.attempts > 0 && now_us < failing.retry_at_us)
-		return false;
+		return ACT_FAILED;
 
 	result = walsizer_apply_prepare(errbuf, sizeof(errbuf));
 	if (result == WALSIZER_APPLY_BLOCKED)
-		return act_blocked(d, m);
+	{
+		act_blocked(d, m);
+		return ACT_NOT_WRITTEN;
+	}
 	if (result == WALSIZER_APPLY_DEFERRED)
 	{
 		/* the reload that follows will show up as a change to adopt */
 		act_postponed(d, errbuf);
-		return false;
+		return ACT_NOT_WRITTEN;
 	}
 	postponed_logged[0] = '\0';
 
@@ -272,7 +271,7 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 		act_failed(d, m, reason,
 				   "Its state file could not be saved first, so a crash during the change could not be told from the DBA's own change.",
 				   now_us, window_s);
-		return false;
+		return ACT_FAILED;
 	}
 
 	result = walsizer_apply_write(d->new_mb, errbuf, sizeof(errbuf));
@@ -281,7 +280,7 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 		walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, 0);
 		snprintf(reason, sizeof(reason), "ALTER SYSTEM failed: %s", errbuf);
 		act_failed(d, m, reason, reason, now_us, window_s);
-		return false;
+		return ACT_FAILED;
 	}
 
 	if (failing.attempts > 0)
@@ -289,12 +288,80 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 				(errmsg("pg_walsizer changed max_wal_size after %d failed attempts",
 						failing.attempts)));
 	failing.attempts = 0;
-	walsizer_owner_written(owner, d->new_mb);
 	blocked_reported = false;
+	return ACT_WRITTEN;
+}
+
+/*
+ * Carry out one of the policy's decisions: record it, and change the
+ * setting (act_change).  True when the server was told to run the new
+ * size.
+ */
+bool
+walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
+			 WalsizerSizeTracker *owner, int64 now_us, double window_s)
+{
+	if (d->action == WALSIZER_ACTION_NONE)
+		return false;
+
+	if (d->new_mb == d->old_mb)
+	{
+		/* a growth the cap blocks entirely: say so once */
+		ereport(WARNING,
+				(errmsg("pg_walsizer cannot grow max_wal_size beyond its cap of %lld MB",
+						(long long) d->cap_mb),
+				 errdetail("The WAL load needs %lld MB; %s.",
+						   (long long) d->needed_mb, d->reason),
+				 act_capped_hint(d)));
+		walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
+		return false;
+	}
+
+	if (act_change(d, m, owner, now_us, window_s) != ACT_WRITTEN)
+		return false;
+	walsizer_owner_written(owner, d->new_mb);
 	walsizer_record_sizes(RECORD_KEEP, d->new_mb, 0);
 	walsizer_record_pending(d->new_mb);
 	act_log_change(d, m);
 	walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
+	return true;
+}
+
+/*
+ * Write the DBA's max_wal_size of d->new_mb for them (an adopt decision:
+ * a postgresql.conf setting postgresql.auto.conf shadows), through the
+ * same path as walsizer's own changes, so that dry run, a disabled ALTER
+ * SYSTEM and failures are handled alike.  Once written it is the DBA's
+ * value, not walsizer's: the new baseline and floor, and the cooldown
+ * starts over.  False only when it failed and should be tried again.
+ *
+ * The intent act_change() saves is cleared by the new baseline; a crash
+ * between the write and that leaves the value counted as walsizer's own,
+ * which only a later adoption of the same edit can correct.
+ */
+bool
+walsizer_act_adopt(const WalsizerDecision *d, WalsizerSizeTracker *owner,
+				   int64 now_us, double window_s)
+{
+	switch (act_change(d, NULL, owner, now_us, window_s))
+	{
+		case ACT_FAILED:
+			return false;
+		case ACT_NOT_WRITTEN:
+			return true;
+		case ACT_WRITTEN:
+			break;
+	}
+	walsizer_owner_written_for_dba(owner, d->new_mb);
+	walsizer_record_new_baseline(d->new_mb);
+	walsizer_record_pending(d->new_mb);
+	ereport(LOG,
+			(errmsg("pg_walsizer adopted max_wal_size %lld MB from the configuration files (was %lld MB)",
+					(long long) d->new_mb, (long long) d->old_mb),
+			 errdetail("%s.", d->reason),
+			 errhint("pg_walsizer wrote it into postgresql.auto.conf so that the server runs it, and will not shrink below it.")));
+	walsizer_record(WALSIZER_ACTION_ADOPT, d->old_mb, d->new_mb, NULL,
+					d->reason);
 	return true;
 }
 

@@ -25,4 +25,14 @@
 #define walsizer_init_materialized_srf(fcinfo) SetSingleFuncCall((fcinfo), 0)
 #endif
 
+/*
+ * The depth a configuration file parse starts at: named in conffiles.h
+ * from 16 on, a literal 0 in guc-file.l before.
+ */
+#if PG_VERSION_NUM >= 160000
+#include "utils/conffiles.h"
+#else
+#define CONF_FILE_START_DEPTH 0
+#endif
+
 #endif							/* WALSIZER_COMPAT_H */

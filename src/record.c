@@ -173,6 +173,10 @@ walsizer_publish(const WalsizerIterationReport *r)
 	st->replay_rate_source = r->replay_rate_source;
 	st->estimated_recovery_s = r->estimated_recovery_s;
 	st->recovery_cycle_bytes = r->recovery_cycle_bytes;
+	strlcpy(st->max_wal_size_source,
+			r->max_wal_size_source ? r->max_wal_size_source : "",
+			sizeof(st->max_wal_size_source));
+	st->shadowed_mb = r->shadowed_mb;
 	st->plan = *r->plan;
 	LWLockRelease(walsizer_shared->lock);
 }

@@ -40,6 +40,10 @@ typedef struct WalsizerIterationReport
 	int			replay_rate_source; /* WalsizerReplayRateSource */
 	double		estimated_recovery_s;	/* worst case at the size and load */
 	uint64		recovery_cycle_bytes;	/* the cycle that estimate assumes */
+	const char *max_wal_size_source;	/* where the running value comes
+										 * from, NULL unknown */
+	int64		shadowed_mb;	/* the files' value postgresql.auto.conf
+								 * shadows, 0 none */
 } WalsizerIterationReport;
 
 extern void walsizer_publish(const WalsizerIterationReport *report);

@@ -13,6 +13,7 @@
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 
+#include "config_files.h"
 #include "policy.h"
 #include "state_format.h"
 
@@ -64,6 +65,11 @@ typedef struct WalsizerStatus
 	int			replay_rate_source; /* WalsizerReplayRateSource */
 	double		estimated_recovery_s;
 	uint64		recovery_cycle_bytes;	/* WAL of the cycle it assumes */
+
+	/* where max_wal_size comes from (config_files.c), as of the last reload */
+	char		max_wal_size_source[WALSIZER_SOURCE_LEN];	/* "" unknown */
+	int64		shadowed_mb;	/* the other files' value that
+								 * postgresql.auto.conf overrides, 0 none */
 
 	/* what the policy would do if the window ended now */
 	WalsizerDecision plan;

@@ -8,7 +8,9 @@
  *	  DBA or WALSIZER, nothing pending
  *		-- walsizer wrote X ------------------> same owner, X pending
  *	  X pending
- *		-- the server runs X -----------------> WALSIZER (confirmed)
+ *		-- the server runs X -----------------> WALSIZER (confirmed), or
+ *											  DBA when X was the DBA's
+ *											  value walsizer wrote for them
  *		-- two window ends, still the old ----> old owner, nothing pending
  *											  (unconfirmed)
  *	  any state
@@ -42,6 +44,7 @@ adopt(WalsizerSizeTracker *t, int64_t server_mb)
 	t->running_mb = server_mb;
 	t->pending_mb = 0;
 	t->pending_window_ends = 0;
+	t->pending_is_dbas = false;
 	t->answers_our_choice = false;
 }
 
@@ -95,10 +98,12 @@ walsizer_owner_observe(WalsizerSizeTracker *t, int64_t server_mb,
 	if (t->pending_mb != 0 && server_mb == t->pending_mb)
 	{
 		*previous_mb = t->pending_mb;
-		t->owner = WALSIZER_OWNER_WALSIZER;
+		t->owner = t->pending_is_dbas ? WALSIZER_OWNER_DBA :
+			WALSIZER_OWNER_WALSIZER;
 		t->running_mb = server_mb;
 		t->pending_mb = 0;
 		t->pending_window_ends = 0;
+		t->pending_is_dbas = false;
 		return WALSIZER_OWNER_CONFIRMED;
 	}
 	if (server_mb != t->running_mb)
@@ -112,6 +117,7 @@ walsizer_owner_observe(WalsizerSizeTracker *t, int64_t server_mb,
 		*previous_mb = t->pending_mb;
 		t->pending_mb = 0;
 		t->pending_window_ends = 0;
+		t->pending_is_dbas = false;
 		/* the server still runs the old value: walsizer did not choose it */
 		t->answers_our_choice = false;
 		return WALSIZER_OWNER_UNCONFIRMED;
@@ -136,5 +142,22 @@ walsizer_owner_written(WalsizerSizeTracker *t, int64_t new_mb)
 {
 	t->pending_mb = new_mb;
 	t->pending_window_ends = 0;
+	t->pending_is_dbas = false;
 	t->answers_our_choice = true;
+}
+
+/*
+ * walsizer wrote the DBA's new_mb for them (a shadowed postgresql.conf
+ * setting it adopted) and reloaded.  The server running it is then
+ * neither a change of somebody else's to adopt once more nor walsizer's
+ * own growth: the DBA owns it, and forced checkpoints at it answer
+ * nothing walsizer chose.
+ */
+void
+walsizer_owner_written_for_dba(WalsizerSizeTracker *t, int64_t new_mb)
+{
+	t->pending_mb = new_mb;
+	t->pending_window_ends = 0;
+	t->pending_is_dbas = true;
+	t->answers_our_choice = false;
 }

@@ -42,6 +42,10 @@ typedef struct WalsizerSizeTracker
 	int64_t		pending_mb;		/* written and reloaded, not yet seen
 								 * running; 0 when none */
 	int			pending_window_ends;	/* window ends waited for it */
+	bool		pending_is_dbas;	/* pending_mb is the DBA's value, which
+									 * walsizer wrote for them (a shadowed
+									 * postgresql.conf setting it adopted):
+									 * once it runs, the DBA owns it */
 
 	/*
 	 * Checkpoints forced at the running (or pending) size answer
@@ -79,6 +83,8 @@ extern WalsizerOwnerEvent walsizer_owner_observe(WalsizerSizeTracker *t,
 												 int64_t *previous_mb);
 extern void walsizer_owner_attempting(WalsizerSizeTracker *t);
 extern void walsizer_owner_written(WalsizerSizeTracker *t, int64_t new_mb);
+extern void walsizer_owner_written_for_dba(WalsizerSizeTracker *t,
+										   int64_t new_mb);
 extern const char *walsizer_owner_name(WalsizerSizeOwner owner);
 
 #endif							/* WALSIZER_SIZE_OWNER_H */

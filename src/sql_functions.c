@@ -35,12 +35,12 @@ PG_FUNCTION_INFO_V1(walsizer_check_now);
 
 /*
  * status() has 38 columns in version 1.0 of the SQL objects, 44 in 1.1, 47
- * in 1.2, 48 in 1.3
+ * in 1.2, 50 in 1.3
  */
 #define STATUS_COLUMNS_V1_0 38
 #define STATUS_COLUMNS_V1_1 44
 #define STATUS_COLUMNS_V1_2 47
-#define STATUS_COLUMNS 48
+#define STATUS_COLUMNS 50
 /* decisions() has 11 columns in 1.0 to 1.2, 12 in 1.3 */
 #define DECISION_COLUMNS_V1_2 11
 #define DECISION_COLUMNS 12
@@ -296,13 +296,23 @@ walsizer_status(PG_FUNCTION_ARGS)
 	/*
 	 * 1.3: the server's role, as this backend sees it rather than the
 	 * worker: it is right without a worker too, and at once after a
-	 * promotion.
+	 * promotion.  Then where max_wal_size comes from and the value
+	 * postgresql.auto.conf shadows, as the worker read the configuration
+	 * files at its last reload: a backend does not parse them.
 	 */
 	if (tupdesc->natts == STATUS_COLUMNS)
 	{
 		put_text(&row, walsizer_role_name(RecoveryInProgress() ?
 										  WALSIZER_ROLE_STANDBY :
 										  WALSIZER_ROLE_PRIMARY));
+		if (st.max_wal_size_source[0] != '\0')
+			put_text(&row, st.max_wal_size_source);
+		else
+			put_null(&row);
+		if (st.shadowed_mb != 0)
+			put(&row, Int64GetDatum(st.shadowed_mb));
+		else
+			put_null(&row);
 		Assert(row.next == STATUS_COLUMNS);
 	}
 

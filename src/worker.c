@@ -22,7 +22,10 @@
  *
  * The worker never fights the DBA: size_owner.c tells its own changes
  * from everybody else's, and size_tracking.c adopts a value walsizer did
- * not write as the DBA's baseline and floor.
+ * not write as the DBA's baseline and floor.  After every reload the worker
+ * also reads max_wal_size from the configuration files (config_files.c),
+ * so that a DBA's edit of postgresql.conf, which postgresql.auto.conf
+ * would silently shadow, is adopted too.
  *
  * Data flows one way through an iteration, and nothing but this file
  * reads the server's globals for the pure modules:
@@ -53,6 +56,7 @@
 
 #include "act.h"
 #include "apply_setting.h"
+#include "config_files.h"
 #include "disk_space.h"
 #include "measure.h"
 #include "monotonic_clock.h"
@@ -91,6 +95,12 @@ typedef struct WorkerState
 
 	int64		floor_warned_mb;	/* clamped floor last warned about */
 	int64		dba_above_cap_warned_mb;	/* DBA size last warned about */
+
+	/* max_wal_size in the configuration files, read at each reload */
+	WalsizerConfigFiles conf_files;
+	bool		conf_files_read;	/* conf_files holds a successful read */
+	bool		conf_files_looked;	/* the first look (at start) is done */
+	int64		conf_seen_mb;	/* the files' value at the last look */
 } WorkerState;
 
 static WorkerState ws;
@@ -354,6 +364,38 @@ wsw_estimate_recovery(const WalsizerMeasurements *m,
 									  report->replay_rate);
 }
 
+/* --- The configuration files ------------------------------------------ */
+
+/*
+ * Read max_wal_size from the configuration files, as the server just did.
+ * A parse error leaves the previous read: the server ignored such a
+ * reload too.
+ */
+static void
+wsw_read_config_files(void)
+{
+	if (walsizer_read_config_files(&ws.conf_files))
+		ws.conf_files_read = true;
+}
+
+/*
+ * Adopt or report a max_wal_size that postgresql.auto.conf shadows (the
+ * first successful read is the look at start), then say where the running
+ * value comes from, into source.
+ */
+static void
+wsw_track_config_files(int64 now_us, char *source, size_t len)
+{
+	source[0] = '\0';
+	if (!ws.conf_files_read)
+		return;
+	walsizer_track_config_files(&ws.owner, &ws.conf_files,
+								!ws.conf_files_looked, &ws.conf_seen_mb,
+								now_us, window_length_s());
+	ws.conf_files_looked = true;
+	walsizer_max_wal_size_source(&ws.conf_files, &ws.owner, source, len);
+}
+
 /* --- The loop ------------------------------------------------------------ */
 
 static bool
@@ -386,11 +428,14 @@ wsw_iteration(void)
 	bool		window_end;
 	bool		alter_system_allowed = walsizer_alter_system_allowed();
 
+	char		source[WALSIZER_SOURCE_LEN];
+
 	memset(&report, 0, sizeof(report));
 	wsw_sample(now_us);
 	window_due = walsizer_measure_window_due(&ws.measure);
 	window_end = wsw_take_check_request() || window_due;
 	walsizer_track_server_size(&ws.owner, window_end);
+	wsw_track_config_files(now_us, source, sizeof(source));
 
 	wsw_measurements(window_end, &m);
 	m.window_ended_early = window_end && !window_due;
@@ -426,6 +471,9 @@ wsw_iteration(void)
 	report.window_s = window_length_s();
 	report.disk_cap_mb = ws.disk_cap_mb;
 	report.blocked = !alter_system_allowed;
+	report.max_wal_size_source = ws.conf_files_read ? source : NULL;
+	report.shadowed_mb = ws.conf_files_read ?
+		walsizer_shadowed_mb(&ws.conf_files) : 0;
 	wsw_estimate_recovery(&m, &report);
 	walsizer_publish(&report);
 
@@ -477,6 +525,7 @@ wsw_initialize(void)
 		walsizer_state_load();
 	walsizer_recovery_at_start();
 	walsizer_reconcile_at_start(&ws.owner);
+	wsw_read_config_files();
 
 	ws.was_enabled = walsizer_enable;
 	wsw_read_sample(now_us, &first);
@@ -502,6 +551,8 @@ wsw_reload_config(void)
 
 	ConfigReloadPending = false;
 	ProcessConfigFile(PGC_SIGHUP);
+	/* a postgresql.conf edit postgresql.auto.conf shadows: the next sample */
+	wsw_read_config_files();
 	/* walsizer.disk_fraction may have changed: measure again now */
 	ws.disk_measured_us = 0;
 	/* a new window length applies from the current window's start */

@@ -108,6 +108,34 @@ written_value_is_confirmed_when_the_server_runs_it(void)
 }
 
 static void
+dba_value_written_for_them_stays_theirs_once_it_runs(void)
+{
+	WalsizerSizeTracker t = dba_at_1024();
+	int64_t		previous;
+
+	/* walsizer grew to 2048 MB, then adopted a postgresql.conf edit */
+	walsizer_owner_written(&t, 2048);
+	CHECK_EQ(walsizer_owner_observe(&t, 2048, false, &previous),
+			 WALSIZER_OWNER_CONFIRMED);
+	walsizer_owner_written_for_dba(&t, 4096);
+	CHECK(!t.answers_our_choice);
+	CHECK_EQ(walsizer_owner_observe(&t, 2048, false, &previous),
+			 WALSIZER_OWNER_NOTHING);
+	/* running it is neither a second adoption nor walsizer's growth */
+	CHECK_EQ(walsizer_owner_observe(&t, 4096, false, &previous),
+			 WALSIZER_OWNER_CONFIRMED);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	CHECK(!t.answers_our_choice);
+	CHECK_EQ(walsizer_owner_observe(&t, 4096, true, &previous),
+			 WALSIZER_OWNER_NOTHING);
+	/* walsizer's own change after that is walsizer's again */
+	walsizer_owner_written(&t, 6144);
+	CHECK_EQ(walsizer_owner_observe(&t, 6144, false, &previous),
+			 WALSIZER_OWNER_CONFIRMED);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
+}
+
+static void
 another_value_is_adopted_even_while_one_is_pending(void)
 {
 	WalsizerSizeTracker t = dba_at_1024();
@@ -181,6 +209,7 @@ main(void)
 	RUN_TEST(suite, start_with_the_value_being_written_at_a_crash_is_walsizer);
 	RUN_TEST(suite, start_after_the_dba_changed_it_while_stopped_adopts);
 	RUN_TEST(suite, written_value_is_confirmed_when_the_server_runs_it);
+	RUN_TEST(suite, dba_value_written_for_them_stays_theirs_once_it_runs);
 	RUN_TEST(suite, another_value_is_adopted_even_while_one_is_pending);
 	RUN_TEST(suite, pending_value_is_unconfirmed_after_two_window_ends);
 	RUN_TEST(suite, an_attempt_stops_the_old_value_answering_for_walsizer);

@@ -1,0 +1,164 @@
+/*-------------------------------------------------------------------------
+ *
+ * config_files.c
+ *		Read max_wal_size from the configuration files with the server's
+ *		own parser, to tell where the running value comes from and which
+ *		value postgresql.auto.conf shadows.
+ *
+ * The server reads postgresql.conf (following include, include_dir and
+ * include_if_exists) and then postgresql.auto.conf, and the last setting
+ * of a parameter wins.  A DBA who edits postgresql.conf after pg_walsizer
+ * (or ALTER SYSTEM) has written max_wal_size into postgresql.auto.conf
+ * therefore changes nothing the server runs.  To notice that, the worker
+ * parses the files the same way, with ParseConfigFile(), after each
+ * reload: never a hand-written parser, so that every include form and
+ * quoting rule means here what it means to the server.
+ *
+ * Only the worker calls this; walsizer.status() shows what it found
+ * through shared memory, so that no backend reads files for it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "compat.h"
+#include "config_files.h"
+
+/*
+ * Parse errors are the server's to report: its postmaster logs them at
+ * every reload, and every other process, like this one, stays quiet.
+ * Below ERROR, so that a broken include never stops the worker.
+ */
+#define CONFIG_PARSE_ELEVEL DEBUG2
+
+/* A file's name as people read it: relative to the data directory there. */
+static void
+display_name(const char *path, char *buf, size_t len)
+{
+	size_t		dir_len = DataDir ? strlen(DataDir) : 0;
+
+	if (dir_len > 0 && strncmp(path, DataDir, dir_len) == 0 &&
+		path[dir_len] == '/')
+		path += dir_len + 1;
+	strlcpy(buf, path, len);
+}
+
+/*
+ * The last valid max_wal_size of a parsed list: the one that applies
+ * among those files.  A value the server cannot parse is skipped, as the
+ * server rejects it too.
+ */
+static void
+last_max_wal_size(ConfigVariable *head, int64 *mb_out, char *name,
+				  size_t name_len, int *line_out)
+{
+	*mb_out = 0;
+	for (ConfigVariable *item = head; item != NULL; item = item->next)
+	{
+		int			mb;
+
+		if (item->name == NULL || strcmp(item->name, "max_wal_size") != 0 ||
+			!parse_int(item->value, &mb, GUC_UNIT_MB, NULL))
+			continue;
+		*mb_out = mb;
+		*line_out = item->sourceline;
+		if (name != NULL)
+			display_name(item->filename, name, name_len);
+	}
+}
+
+/*
+ * Read max_wal_size from postgresql.conf and what it includes, and from
+ * postgresql.auto.conf, into *files.  False (and *files untouched) when a
+ * file could not be parsed: the server then ignored the reload too.
+ */
+bool
+walsizer_read_config_files(WalsizerConfigFiles *files)
+{
+	WalsizerConfigFiles found;
+	ConfigVariable *head = NULL;
+	ConfigVariable *tail = NULL;
+	bool		parsed;
+	MemoryContext parse_context;
+	MemoryContext caller_context;
+
+	/* the parser allocates paths and directory listings: free them all */
+	parse_context = AllocSetContextCreate(CurrentMemoryContext,
+										  "pg_walsizer configuration files",
+										  ALLOCSET_SMALL_SIZES);
+	caller_context = MemoryContextSwitchTo(parse_context);
+
+	memset(&found, 0, sizeof(found));
+	parsed = ParseConfigFile(ConfigFileName, true, NULL, 0,
+							 CONF_FILE_START_DEPTH, CONFIG_PARSE_ELEVEL,
+							 &head, &tail);
+	if (parsed)
+		last_max_wal_size(head, &found.file_mb, found.file_name,
+						  sizeof(found.file_name), &found.file_line);
+
+	if (parsed)
+	{
+		head = tail = NULL;
+		parsed = ParseConfigFile(PG_AUTOCONF_FILENAME, false, NULL, 0,
+								 CONF_FILE_START_DEPTH, CONFIG_PARSE_ELEVEL,
+								 &head, &tail);
+		if (parsed)
+			last_max_wal_size(head, &found.auto_mb, NULL, 0,
+							  &found.auto_line);
+	}
+
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(parse_context);
+	if (!parsed)
+		return false;
+	*files = found;
+	return true;
+}
+
+/*
+ * Where the running max_wal_size comes from, for walsizer.status():
+ * "pg_walsizer" for a size it chose; "adopted from FILE:LINE" when
+ * postgresql.auto.conf holds the DBA's value that FILE sets at LINE
+ * (pg_walsizer wrote it there when it adopted the edit, or the DBA
+ * repeated it with ALTER SYSTEM); "postgresql.auto.conf:LINE" for the
+ * DBA's ALTER SYSTEM; "FILE:LINE" when nothing shadows the files; and
+ * "default" when no file sets it.
+ */
+void
+walsizer_max_wal_size_source(const WalsizerConfigFiles *files,
+							 const WalsizerSizeTracker *owner,
+							 char *buf, size_t len)
+{
+	if (files->auto_mb == 0)
+	{
+		if (files->file_mb == 0)
+			strlcpy(buf, "default", len);
+		else
+			snprintf(buf, len, "%s:%d", files->file_name, files->file_line);
+	}
+	else if (owner->owner == WALSIZER_OWNER_WALSIZER)
+		strlcpy(buf, "pg_walsizer", len);
+	else if (files->file_mb == files->auto_mb)
+		snprintf(buf, len, "adopted from %s:%d", files->file_name,
+				 files->file_line);
+	else
+		snprintf(buf, len, "%s:%d", PG_AUTOCONF_FILENAME, files->auto_line);
+}
+
+/*
+ * The value the other files set and postgresql.auto.conf overrides with
+ * another one: what the DBA's postgresql.conf says and the server does
+ * not run.  0 when there is none.
+ */
+int64
+walsizer_shadowed_mb(const WalsizerConfigFiles *files)
+{
+	if (files->auto_mb == 0 || files->file_mb == 0 ||
+		files->file_mb == files->auto_mb)
+		return 0;
+	return files->file_mb;
+}
