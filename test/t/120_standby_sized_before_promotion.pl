@@ -1,3 +1,7 @@
+# walsizer-test: slow
+# (about 4 minutes, two of them the load after the promotion:
+# test/pg-matrix.sh runs it on the newest major only)
+#
 # A hot standby's worker sizes it for the WAL it replays, so that a
 # failover forces no checkpoints.  Primary and streaming standby (and a
 # cascading standby replaying from the standby) start at 64 MB; the

@@ -1,6 +1,6 @@
 # walsizer-test: slow
-# (three crash cycles of about 45 s: test/pg-matrix.sh runs it on the oldest
-# and the newest major only)
+# (three crash cycles of about 45 s: test/pg-matrix.sh runs it on the newest
+# major only)
 # status().estimated_recovery_s against real crash recoveries: under
 # pgbench the whole server is SIGKILLed at three points of the checkpoint
 # cycle, and the time until it accepts connections again is compared with
