@@ -17,7 +17,9 @@ DATA = pg_walsizer--1.0.sql pg_walsizer--1.1.sql pg_walsizer--1.2.sql \
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
 PG_CPPFLAGS = -I$(srcdir)/src
-PG_CFLAGS = -Wall -Werror
+# No -Werror here: a newer compiler's new warning must not break a user's
+# or a packager's build. The project's CI builds with "make COPT=-Werror"
+# (PGXS adds COPT to CFLAGS; test/pure.mk adds it to its own flags).
 
 REGRESS = api_shape settings permissions dry_run upgrade
 REGRESS_OPTS = --temp-config=$(srcdir)/test/regress.conf --temp-instance=./tmp_check_regress
@@ -32,7 +34,20 @@ EXTRA_CLEAN = tmp_check_regress test/build $(ADVISOR) advisor/*.o
 override with_llvm = no
 
 PG_CONFIG ?= pg_config
-PGXS := $(shell $(PG_CONFIG) --pgxs)
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+# Without the server's headers there is nothing to build against: say which
+# package brings them instead of make's "No such file or directory". (A
+# client-only install can have a pg_config but no server headers.)
+WALSIZER_NEEDS_DEV = Install the server development package of your PostgreSQL major \
+	(Debian, Ubuntu: "apt-get install postgresql-server-dev-15"; PGDG RPMs: \
+	"dnf install postgresql15-devel") and run make again, adding \
+	PG_CONFIG=/path/to/that/major/bin/pg_config if it is not the first pg_config on PATH
+ifeq ($(wildcard $(PGXS)),)
+$(error pg_config "$(PG_CONFIG)" not found or without PGXS. $(WALSIZER_NEEDS_DEV))
+endif
+ifeq ($(wildcard $(shell $(PG_CONFIG) --includedir-server)/postgres.h),)
+$(error no PostgreSQL server headers for "$(PG_CONFIG)". $(WALSIZER_NEEDS_DEV))
+endif
 include $(PGXS)
 
 # The advisor: a libpq client that runs the worker's measurement and

@@ -32,7 +32,7 @@ PURE_BUILD = test/build
 # -fsanitize=undefined leaves out float-cast-overflow in gcc; ask for it.
 PURE_SANITIZE ?= -fsanitize=address,undefined,float-cast-overflow \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
-PURE_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src -I$(srcdir)/advisor \
+PURE_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src -I$(srcdir)/advisor \
 	$(PURE_SANITIZE)
 # A sanitizer report exits with 70, so that a crash is told from a failure.
 PURE_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=70 \
@@ -89,7 +89,7 @@ sim-update: $(SIM_PROGRAM)
 
 # libFuzzer comes with clang (Debian: clang-14 and libclang-rt-14-dev).
 FUZZ_CC ?= clang-14
-FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra -Werror -I$(srcdir)/src -I$(srcdir)/advisor \
+FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src -I$(srcdir)/advisor \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS = fuzz_policy fuzz_state fuzz_trace
 FUZZ_PROGRAMS = $(addprefix $(PURE_BUILD)/fuzz/,$(FUZZ_TARGETS))

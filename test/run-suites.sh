@@ -146,7 +146,9 @@ show_logs() {
 
 banner() { printf '\n===== PG %s %s\n' "$major" "$*"; }
 
-make_vars=(PG_CONFIG="$pg_config")
+# -Werror in our own builds only: the shipped Makefile leaves it out (COPT
+# is the PGXS variable for extra compiler flags; test/pure.mk adds it too)
+make_vars=(PG_CONFIG="$pg_config" COPT=-Werror)
 
 banner "build and install ($version)"
 built=0
