@@ -9,7 +9,11 @@
 
 EXTENSION = pg_walsizer
 MODULE_big = pg_walsizer
-OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
+# Source files are found under $(srcdir), so that an out-of-tree (VPATH)
+# build works too: pg_buildext, Debian's packaging tool, builds each
+# PostgreSQL major in its own build-NN/ directory. srcdir is defined by
+# PGXS below; these variables are expanded only when used.
+OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/src/*.c))
 DATA = pg_walsizer--1.0.sql pg_walsizer--1.1.sql pg_walsizer--1.2.sql \
 	pg_walsizer--1.3.sql \
 	pg_walsizer--1.0--1.1.sql pg_walsizer--1.1--1.2.sql \
@@ -25,7 +29,8 @@ REGRESS = api_shape settings permissions dry_run upgrade
 REGRESS_OPTS = --temp-config=$(srcdir)/test/regress.conf --temp-instance=./tmp_check_regress
 
 TAP_TESTS = 1
-PROVE_TESTS = $(sort $(wildcard test/t/*.pl))
+# prove runs in $(srcdir), so the file names are relative to it.
+PROVE_TESTS = $(patsubst $(srcdir)/%,%,$(sort $(wildcard $(srcdir)/test/t/*.pl)))
 
 EXTRA_CLEAN = tmp_check_regress test/build $(ADVISOR) advisor/*.o
 
@@ -54,7 +59,7 @@ include $(PGXS)
 # policy (src/measure.c, src/policy.c, linked as they are) from outside
 # the server.  Installed next to the server's programs (pg_config --bindir).
 ADVISOR = pg_walsizer_advisor
-ADVISOR_OBJS = $(patsubst %.c,%.o,$(wildcard advisor/*.c))
+ADVISOR_OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/advisor/*.c))
 ADVISOR_SHARED_OBJS = src/measure.o src/policy.o
 
 $(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/*.h)
@@ -78,6 +83,15 @@ installdirs-advisor:
 uninstall: uninstall-advisor
 uninstall-advisor:
 	rm -f '$(DESTDIR)$(bindir)/$(ADVISOR)'
+
+# In an out-of-tree build the objects go to src/ and advisor/ below the
+# build directory, which nothing else creates. Absolute names: make would
+# otherwise find the source tree's directories through VPATH and create
+# nothing.
+WALSIZER_OBJDIRS = $(abspath src advisor)
+$(OBJS) $(ADVISOR_OBJS): | $(WALSIZER_OBJDIRS)
+$(WALSIZER_OBJDIRS):
+	$(MKDIR_P) $@
 
 # PGXS tracks no header dependencies: a changed struct must rebuild every
 # object that uses it, or two objects would disagree on its layout.
