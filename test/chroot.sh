@@ -6,6 +6,9 @@
 #   test/chroot.sh prepare MAJOR    build or reuse the chroot; last stdout line
 #                                   is its root path (progress goes to stderr)
 #   test/chroot.sh root MAJOR       print the root path without building
+#   test/chroot.sh ready-marker MAJOR
+#                                   print the file that marks MAJOR's chroot
+#                                   as prepared (exists once it is)
 #   test/chroot.sh run MAJOR [--bind HOSTDIR:/INSIDE]... -- CMD [ARG]...
 #                                   run CMD as root inside the chroot with a
 #                                   clean environment; exits with CMD's status
@@ -26,6 +29,11 @@ CHROOT_CACHE=${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
 CHROOT_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 # Installed by debootstrap: what building the extension and its TAP tests needs.
 CHROOT_BASE_PKGS=build-essential,perl,libipc-run-perl,procps
+# Part of the ready marker's name: bumped whenever chroot_build installs more
+# than before, so that chroots prepared by an older version get the extra
+# packages (one apt-get run in the existing chroot) instead of a rebuild.
+# 2: the Debian packaging tools for test/package.sh.
+CHROOT_READY_VERSION=2
 
 chroot_say() { printf 'chroot.sh: %s\n' "$*" >&2; }
 chroot_die() { chroot_say "error: $*"; exit 1; }
@@ -46,6 +54,20 @@ chroot_root() {
     local release
     release=$(chroot_release "$1")
     echo "$CHROOT_CACHE/$release"
+}
+
+# The file whose existence says MAJOR's chroot is complete (touched last).
+chroot_ready_marker() {
+    echo "$(chroot_root "$1")/.walsizer-ready-$1-v$CHROOT_READY_VERSION"
+}
+
+# What test/package.sh needs to build and check the Debian package. Only
+# for 17: postgresql-all and postgresql-server-dev-all bring the release's
+# default major, which on trixie is 17; on sid it is 18, so 19 (from
+# experimental) would get 18's packages and no build for itself.
+chroot_packaging_pkgs() {
+    [[ $1 == 17 ]] || return 0
+    echo debhelper dpkg-dev fakeroot lintian libpq-dev postgresql-server-dev-all postgresql-all
 }
 
 # The archive mirror the host's apt already uses, so the chroots come from the
@@ -139,7 +161,7 @@ chroot_unshare() {
 chroot_prepare() {
     local major=$1 root release
     release=$(chroot_release "$major") root=$(chroot_root "$major")
-    if [[ ! -e $root/.walsizer-ready-$major ]]; then
+    if [[ ! -e $(chroot_ready_marker "$major") ]]; then
         mkdir -p "$CHROOT_CACHE"
         local log=$CHROOT_CACHE/$release.log m
         if [[ ! -e $root/.walsizer-base ]]; then
@@ -163,7 +185,7 @@ chroot_prepare() {
 chroot_build() {
     local major=$1 log=$2 root release uri
     release=$(chroot_release "$major") root=$(chroot_root "$major") uri=$(chroot_mirror)
-    [[ -e $root/.walsizer-ready-$major ]] && return 0 # built while we waited
+    [[ -e $(chroot_ready_marker "$major") ]] && return 0 # built while we waited
     exec >>"$log" 2>&1
     echo "=== $(date -u +%FT%TZ) PostgreSQL $major ($release, $uri)"
     if [[ ! -e $root/.walsizer-base ]]; then
@@ -194,8 +216,10 @@ chroot_build() {
     chroot_exec "$root" "${apt[@]}" install postgresql-common
     chroot_exec "$root" pg_conftool /etc/postgresql-common/createcluster.conf \
         set create_main_cluster false
+    local packaging
+    read -r -a packaging < <(chroot_packaging_pkgs "$major"; echo)
     chroot_exec "$root" "${apt[@]}" "${target[@]}" install \
-        "postgresql-$major" "postgresql-server-dev-$major"
+        "postgresql-$major" "postgresql-server-dev-$major" "${packaging[@]}"
     chroot_exec "$root" apt-get clean
     local bin=/usr/lib/postgresql/$major/bin f
     for f in "$bin/postgres" "$bin/pg_config" "$bin/pgbench" "$bin/initdb" /usr/bin/prove /usr/sbin/runuser; do
@@ -207,7 +231,7 @@ chroot_build() {
         chroot_die "PostgreSQL::Test modules missing below $pgxs"
     echo "=== done: $(chroot_exec "$root" "$bin/pg_config" --version)"
     chroot_umount
-    touch "$root/.walsizer-ready-$major" # last: marks the chroot complete
+    touch "$(chroot_ready_marker "$major")" # last: marks the chroot complete
 }
 
 # Prepare the chroot, then run CMD in it (see the header for the syntax).
@@ -251,6 +275,7 @@ chroot_main() {
     case $cmd in
         prepare) chroot_prepare "$major" ;;
         root) chroot_root "$major" ;;
+        ready-marker) chroot_ready_marker "$major" ;;
         run) shift; chroot_run "$@" ;;
         _build) chroot_build "$major" "$3" ;;
         _enter) shift; chroot_enter "$@" ;;

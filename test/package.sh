@@ -72,9 +72,12 @@ echo "# (dpkg-buildpackage with its build-time pg_regress run, lintian, apt-get 
 echo "#  the autopkgtest, a preloaded cluster, the advisor, apt-get purge;"
 echo "#  about 2 minutes on 2 cores)"
 
-passed=0 failed=0
-ok() { echo "ok - $*"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $*"; failed=$((failed + 1)); }
+# Each line ends with the seconds since the previous one: the suite must
+# stay within the CI matrix's time budget.
+passed=0 failed=0 last=$SECONDS
+lap() { local s=$((SECONDS - last)); last=$SECONDS; echo "[${s}s]"; }
+ok() { echo "ok - $* $(lap)"; passed=$((passed + 1)); }
+not_ok() { echo "not ok - $* $(lap)"; failed=$((failed + 1)); }
 # A step that cannot run because an earlier one failed: a failure too.
 not_run() { not_ok "$1 (not run: $2)"; }
 
@@ -134,7 +137,6 @@ fi
 
 # 2. debian/control from control.in, for this major only: a machine with
 # several majors installed must not build (and need servers for) the others.
-t0=$SECONDS
 if run_as "$logs/updatecontrol" pg_buildext updatecontrol &&
     [[ $(sed -n 's/^Package: //p' "$work/debian/control") == "$pkg" ]]; then
     ok "pg_buildext updatecontrol: debian/control lists $pkg only"
@@ -152,7 +154,7 @@ if ((control_ok)); then
     if run_as "$logs/build" dpkg-buildpackage -us -uc; then
         debs=("$scratch"/"${pkg}"_*.deb)
         if [[ -f ${debs[0]} ]] && grep -q '^ *All [0-9]* tests passed\.' "$logs/build"; then
-            ok "built ${debs[0]##*/} ($((SECONDS - t0)) s; build-time pg_regress: $(grep -o 'All [0-9]* tests passed' "$logs/build" | tail -n 1))"
+            ok "built ${debs[0]##*/} (build-time pg_regress: $(grep -o 'All [0-9]* tests passed' "$logs/build" | tail -n 1))"
         else
             not_ok "dpkg-buildpackage succeeded but left no ${pkg}_*.deb or ran no pg_regress tests"
             show "$logs/build"
@@ -330,5 +332,6 @@ else
 fi
 
 if [[ ${WALSIZER_KEEP_SCRATCH:-0} == 1 ]]; then say "build logs in $logs"; fi
+echo "# $SECONDS s in all"
 echo "$passed passed, $failed failed"
 ((failed == 0))

@@ -6,7 +6,8 @@
 #
 # 15 runs on the host from Debian 12's own packages (installed first when
 # missing), including fuzz-smoke, the mutation check and bench-smoke (none
-# of them depends on the major). 17, 18 and 19 need a newer libc and run in
+# of them depends on the major). The Debian package (test/package.sh) is
+# built and checked on 15 and 17. 17, 18 and 19 need a newer libc and run in
 # chroots from test/chroot.sh, prepared in the background while 15's suites
 # run. test/run-suites.sh does the work for each major; a failing major does
 # not stop the next one. Ends with a per-major table and, as the last line,
@@ -29,13 +30,16 @@ for m in "${majors[@]}"; do
 done
 ((EUID == 0)) || die "must run as root"
 
-# Host packages: 15's server, headers, TAP and fuzzing toolchain; the
-# chroots need debootstrap. Checked first so a ready machine skips apt.
+# Host packages: 15's server, headers, TAP and fuzzing toolchain, and what
+# test/package.sh needs to build and check the Debian package (postgresql-all
+# for its build-time test); the chroots need debootstrap. Checked first so a
+# ready machine skips apt.
 wanted=()
 for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         wanted+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libipc-run-perl
-            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox)
+            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox
+            postgresql-server-dev-all postgresql-all libpq-dev debhelper dpkg-dev lintian fakeroot)
     else
         wanted+=(debootstrap)
     fi
@@ -84,7 +88,7 @@ trap stop_prepares EXIT
 trixie=() sid=()
 for m in "${majors[@]}"; do
     [[ $m != 15 ]] || continue
-    if [[ -e $(bash "$chroot_sh" root "$m")/.walsizer-ready-$m ]]; then state[$m]=warm; else state[$m]=cold; fi
+    if [[ -e $(bash "$chroot_sh" ready-marker "$m") ]]; then state[$m]=warm; else state[$m]=cold; fi
     if [[ $m == 17 ]]; then trixie+=("$m"); else sid+=("$m"); fi
 done
 start_prepare "${trixie[@]}"
@@ -134,7 +138,8 @@ for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         row_prep[$m]="host"
         t0=$SECONDS
-        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pg-config /usr/lib/postgresql/15/bin/pg_config \
+        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --package \
+            --pg-config /usr/lib/postgresql/15/bin/pg_config \
             "${slow[@]}" 2>&1 |
             tee "$log" || rc=$?
         row_test[$m]=$((SECONDS - t0))
@@ -152,9 +157,14 @@ for m in "${majors[@]}"; do
             continue
         fi
         t0=$SECONDS
+        # the Debian package is built and checked on the host's 15 and on
+        # 17, the default major of the chroot's release (see chroot.sh)
+        package=()
+        [[ $m != 17 ]] || package=(--package)
         # run-suites.sh copies /src into the chroot's scratch space itself.
         bash "$chroot_sh" run "$m" --bind "$srcdir:/src" -- \
-            bash /src/test/run-suites.sh --pg-config "/usr/lib/postgresql/$m/bin/pg_config" "${slow[@]}" 2>&1 |
+            bash /src/test/run-suites.sh --pg-config "/usr/lib/postgresql/$m/bin/pg_config" \
+            "${package[@]}" "${slow[@]}" 2>&1 |
             tee "$log" || rc=$?
         row_test[$m]=$((SECONDS - t0))
     fi

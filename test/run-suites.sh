@@ -3,7 +3,7 @@
 # installed PostgreSQL major.
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
-#                      [--no-slow-tap]
+#                      [--package] [--no-slow-tap]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -28,6 +28,13 @@
 #            seconds (bench/run-bench.sh, as root, on the library just
 #            installed); one result: the scripts ran and left every
 #            expected file and column (nothing is timed)
+#   package  with --package, last: the Debian package for this major
+#            (test/package.sh: dpkg-buildpackage, lintian, install, the
+#            autopkgtest, a preloaded cluster, purge); one result per step.
+#            Installing, then purging, the package replaces and removes
+#            the files make install put in the major's directories, so
+#            make install runs again afterwards for whoever comes next
+#            (pg-matrix.sh uses 15's installed advisor for later majors)
 # Prints "PG MAJOR SUITE: N passed, N failed" per suite and, last,
 # "N passed, N failed". A suite that cannot run counts as one failure.
 # Exits 1 if anything failed.
@@ -41,7 +48,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 slow_tap=1
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 package=0 slow_tap=1
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
@@ -49,6 +56,7 @@ while (($#)); do
         --fuzz) fuzz=1; shift ;;
         --mutation) mutation=1; shift ;;
         --bench-smoke) bench_smoke=1; shift ;;
+        --package) package=1; shift ;;
         --no-slow-tap) slow_tap=0; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
@@ -304,6 +312,31 @@ if ((bench_smoke)); then
     banner bench-smoke
     if ((built)); then run_bench_smoke; else record bench-smoke 0 1 "not run: build failed"; fi
 fi
+
+# test/package.sh copies the source tree itself (without this run's build
+# outputs) and prints "N passed, N failed" last: one result per step. It
+# runs from the read-only tree, not from our scratch copy, so its native
+# source package holds exactly the project's files.
+run_package() {
+    local rc=0 line p=0 f=1 note=
+    step "$logs/package" bash "$srcdir/test/package.sh" --pg-config "$pg_config" --user "$user" || rc=$?
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$logs/package" | tail -n 1 || true)
+    if [[ -n $line ]]; then
+        read -r p _ f _ <<<"${line//,/}"
+    else
+        note="test/package.sh printed no summary"
+    fi
+    if ((rc != 0 && f == 0)); then f=1 note="test/package.sh exited with status $rc"; fi
+    # the package's purge removed what make install put there: put it back
+    if ((built)); then
+        if ! step "$logs/reinstall" make "${make_vars[@]}" install >/dev/null; then
+            f=$((f + 1)) note="${note:+$note; }make install after the package suite failed"
+            tail -n 20 "$logs/reinstall"
+        fi
+    fi
+    record package "$p" "$f" "$note"
+}
+if ((package)); then banner package; run_package; fi
 
 echo
 printf '%s\n' "${summary[@]}"
