@@ -75,9 +75,8 @@ echo "#  about 2 minutes on 2 cores)"
 # Each line ends with the seconds since the previous one: the suite must
 # stay within the CI matrix's time budget.
 passed=0 failed=0 last=$SECONDS
-lap() { local s=$((SECONDS - last)); last=$SECONDS; echo "[${s}s]"; }
-ok() { echo "ok - $* $(lap)"; passed=$((passed + 1)); }
-not_ok() { echo "not ok - $* $(lap)"; failed=$((failed + 1)); }
+ok() { echo "ok - $* [$((SECONDS - last))s]"; last=$SECONDS passed=$((passed + 1)); }
+not_ok() { echo "not ok - $* [$((SECONDS - last))s]"; last=$SECONDS failed=$((failed + 1)); }
 # A step that cannot run because an earlier one failed: a failure too.
 not_run() { not_ok "$1 (not run: $2)"; }
 
@@ -153,7 +152,7 @@ debs=()
 if ((control_ok)); then
     if run_as "$logs/build" dpkg-buildpackage -us -uc; then
         debs=("$scratch"/"${pkg}"_*.deb)
-        if [[ -f ${debs[0]} ]] && grep -q '^ *All [0-9]* tests passed\.' "$logs/build"; then
+        if [[ -f ${debs[0]} ]] && grep -Eq '^#? *All [0-9]+ tests passed\.' "$logs/build"; then
             ok "built ${debs[0]##*/} (build-time pg_regress: $(grep -o 'All [0-9]* tests passed' "$logs/build" | tail -n 1))"
         else
             not_ok "dpkg-buildpackage succeeded but left no ${pkg}_*.deb or ran no pg_regress tests"
