@@ -30,13 +30,15 @@
 #      worker runs, and the library it mapped is the package's file
 #   8. the package's pg_walsizer_advisor: --help, and a short measurement
 #      of that cluster
-#   9. purge the package; its files are gone
+#   9. purge the package; its files are gone; files an earlier make
+#      install had at its paths (owned by no package) are put back
 # Ends with "N passed, N failed"; exits 1 if anything failed. A step that
 # cannot run because an earlier one failed counts as failed, never skipped.
 #
-# On the host this overwrites, then removes, the files a "make install"
-# put in the major's directories (test/run-suites.sh re-installs them
-# afterwards). Whoever shares those directories should hold their lock.
+# On the host the package replaces the files a "make install" put in the
+# major's directories; they are saved and put back after the purge (and
+# test/run-suites.sh runs make install again anyway). Whoever shares those
+# directories should hold their lock around this script.
 # WALSIZER_KEEP_SCRATCH=1 keeps the scratch directory (and the .debs).
 set -euo pipefail
 
@@ -93,6 +95,7 @@ cleanup() {
     if ((installed_by_us)); then
         say "purging $pkg after a failure"
         DEBIAN_FRONTEND=noninteractive apt-get purge -y "$pkg" >/dev/null 2>&1 || true
+        restore_saved || true
     fi
     if [[ ${WALSIZER_KEEP_SCRATCH:-0} == 1 ]]; then
         say "scratch kept in $scratch"
@@ -187,11 +190,30 @@ else
     not_run "lintian" "nothing built"
 fi
 
+# Files at the package's paths that no package owns (those of a make
+# install, e.g. another engineer's on a shared host) are saved before the
+# install overwrites them and put back after the purge removed them.
+saved=$scratch/saved-files.tar
+save_unowned() {
+    local f files=()
+    while IFS= read -r f; do
+        [[ -f $f ]] && ! dpkg -S "$f" >/dev/null 2>&1 && files+=("$f")
+    done < <(dpkg-deb -c "$1" | awk '$1 ~ /^-/ { sub(/^\./, "", $6); print $6 }')
+    ((${#files[@]})) || return 0
+    tar -cpPf "$saved" "${files[@]}"
+    say "saved ${#files[@]} files of an earlier make install: ${files[*]}"
+}
+restore_saved() {
+    [[ -f $saved ]] || return 0
+    tar -xpPf "$saved" && rm -f "$saved"
+}
+
 # 5. Install through apt, which checks the dependencies dpkg-gencontrol wrote.
 pkg_status() { dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true; }
 is_installed() { [[ $(pkg_status) == ii* ]]; }
 if ((${#debs[@]})); then
     if is_installed; then say "$pkg was already installed: replacing it (purged at the end)"; fi
+    save_unowned "${debs[0]}"
     if DEBIAN_FRONTEND=noninteractive apt-get install -y --allow-downgrades "${debs[0]}" \
         >"$logs/install" 2>&1 && is_installed; then
         installed_by_us=1
@@ -322,6 +344,14 @@ if ((installed_by_us)); then
         [[ ! -e $so && ! -e $advisor && ! -e $("$pg_config" --sharedir)/extension/pg_walsizer.control ]]; then
         installed_by_us=0
         ok "purged $pkg: its library, advisor and extension files are gone"
+        if [[ -f $saved ]]; then
+            n=$(tar -tPf "$saved" | wc -l)
+            if restore_saved; then
+                ok "put back the $n files an earlier make install had there"
+            else
+                not_ok "could not put back the files of an earlier make install from $saved"
+            fi
+        fi
     else
         not_ok "purge $pkg"
         show "$logs/purge"
