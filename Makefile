@@ -11,9 +11,9 @@ EXTENSION = pg_walsizer
 MODULE_big = pg_walsizer
 OBJS = $(patsubst %.c,%.o,$(wildcard src/*.c))
 DATA = pg_walsizer--1.0.sql pg_walsizer--1.1.sql pg_walsizer--1.2.sql \
-	pg_walsizer--1.3.sql \
+	pg_walsizer--1.3.sql pg_walsizer--1.4.sql \
 	pg_walsizer--1.0--1.1.sql pg_walsizer--1.1--1.2.sql \
-	pg_walsizer--1.2--1.3.sql
+	pg_walsizer--1.2--1.3.sql pg_walsizer--1.3--1.4.sql
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
 PG_CPPFLAGS = -I$(srcdir)/src
