@@ -29,13 +29,16 @@ for m in "${majors[@]}"; do
 done
 ((EUID == 0)) || die "must run as root"
 
-# Host packages: 15's server, headers, TAP and fuzzing toolchain; the
-# chroots need debootstrap. Checked first so a ready machine skips apt.
+# Host packages: 15's server, headers, TAP and fuzzing toolchain, the
+# Prometheus exporter and promtool (test/t/240_prometheus_exporter.pl, the
+# monitoring suite); the chroots need debootstrap. Checked first so a
+# ready machine skips apt.
 wanted=()
 for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         wanted+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libipc-run-perl
-            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox)
+            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox
+            prometheus-postgres-exporter prometheus python3-yaml)
     else
         wanted+=(debootstrap)
     fi
@@ -134,7 +137,8 @@ for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         row_prep[$m]="host"
         t0=$SECONDS
-        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pg-config /usr/lib/postgresql/15/bin/pg_config \
+        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --monitoring \
+            --pg-config /usr/lib/postgresql/15/bin/pg_config \
             "${slow[@]}" 2>&1 |
             tee "$log" || rc=$?
         row_test[$m]=$((SECONDS - t0))

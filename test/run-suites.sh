@@ -3,7 +3,7 @@
 # installed PostgreSQL major.
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
-#                      [--no-slow-tap]
+#                      [--monitoring] [--no-slow-tap]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -28,6 +28,13 @@
 #            seconds (bench/run-bench.sh, as root, on the library just
 #            installed); one result: the scripts ran and left every
 #            expected file and column (nothing is timed)
+#   monitoring  with --monitoring: test/monitoring-check.sh (promtool
+#            check and test of the alert rules, the exporter's queries
+#            file); one result per check. It needs no server: run it on
+#            one major only
+# Where /usr/bin/prometheus-postgres-exporter is installed, the TAP tests
+# run with WALSIZER_REQUIRE_EXPORTER=1: test/t/240_prometheus_exporter.pl
+# fails rather than skips if it cannot use it.
 # Prints "PG MAJOR SUITE: N passed, N failed" per suite and, last,
 # "N passed, N failed". A suite that cannot run counts as one failure.
 # Exits 1 if anything failed.
@@ -41,7 +48,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 slow_tap=1
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 monitoring=0 slow_tap=1
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
@@ -49,6 +56,7 @@ while (($#)); do
         --fuzz) fuzz=1; shift ;;
         --mutation) mutation=1; shift ;;
         --bench-smoke) bench_smoke=1; shift ;;
+        --monitoring) monitoring=1; shift ;;
         --no-slow-tap) slow_tap=0; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
@@ -111,10 +119,15 @@ else
     say "error: cannot mount a tmpfs for the disk tests, which will fail: $(cat "$logs/mount")"
 fi
 
+# The exporter test skips where prometheus-postgres-exporter is not
+# installed; where it is, a skip would only hide that the test never ran.
+exporter_env=()
+[[ ! -x /usr/bin/prometheus-postgres-exporter ]] || exporter_env=(WALSIZER_REQUIRE_EXPORTER=1)
+
 # Commands run with a predictable environment: the major's binaries first
 # (pg_regress, prove and the TAP modules look there), HOME in the scratch.
 as_user=(runuser -u "$user" -- env HOME="$scratch" PATH="$bindir:$PATH" PG_CONFIG="$pg_config"
-    "${tmpfs_env[@]}")
+    "${tmpfs_env[@]}" "${exporter_env[@]}")
 
 # step LOG CMD...: run CMD under the time limit, output to stdout and LOG;
 # returns CMD's status.
@@ -304,6 +317,23 @@ if ((bench_smoke)); then
     banner bench-smoke
     if ((built)); then run_bench_smoke; else record bench-smoke 0 1 "not run: build failed"; fi
 fi
+
+# test/monitoring-check.sh speaks TAP: count its "ok" and "not ok" lines; a
+# run that printed no plan ("1..N") did not finish and counts as a failure.
+run_monitoring() {
+    local rc=0 passed failed
+    step "$logs/monitoring" "${as_user[@]}" bash test/monitoring-check.sh || rc=$?
+    passed=$(grep -c '^ok ' "$logs/monitoring")
+    failed=$(grep -c '^not ok ' "$logs/monitoring")
+    if ! grep -q '^1\.\.[0-9]' "$logs/monitoring"; then
+        record monitoring "$passed" $((failed + 1)) "test/monitoring-check.sh did not finish (status $rc)"
+    elif ((rc != 0 && failed == 0)); then
+        record monitoring "$passed" 1 "test/monitoring-check.sh exited with status $rc"
+    else
+        record monitoring "$passed" "$failed"
+    fi
+}
+if ((monitoring)); then banner monitoring; run_monitoring; fi
 
 echo
 printf '%s\n' "${summary[@]}"
