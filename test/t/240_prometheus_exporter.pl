@@ -169,6 +169,7 @@ sub scrape
 		if ($line =~ /^# (HELP|TYPE) (\S+) ?(.*)$/)
 		{
 			$metrics{$2}{ lc $1 } = $3;
+			$metrics{$2}{text} .= "$line\n";
 		}
 		elsif ($line =~ /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/)
 		{
@@ -367,6 +368,57 @@ for my $series (sort keys %decisions_before_restart)
 		  . "$decisions_before_restart{$series}, then " . ($now // 'none'));
 }
 my $log = stop_exporter($exporter_run);
+
+# --- a state file an older pg_walsizer wrote --------------------------------
+
+# FNV-1a, 64 bits, as state_format.c checksums the file; in 32-bit halves
+# so that no product leaves Perl's exact integers.
+sub fnv1a64
+{
+	my ($data) = @_;
+	my ($hi, $lo) = (0xcbf29ce4, 0x84222325);
+	for my $byte (unpack('C*', $data))
+	{
+		$lo ^= $byte;
+		# times 0x100000001b3: the low half times 0x1b3 and 0x100 << 32
+		my $low_product = $lo * 0x1b3;
+		$hi = (($low_product >> 32) + $hi * 0x1b3 + $lo * 0x100) & 0xffffffff;
+		$lo = $low_product & 0xffffffff;
+	}
+	return pack('VV', $lo, $hi);
+}
+
+# Version 3 of the file is version 4 without the nine action totals (72
+# bytes before the checksum).  Read, the totals start from the history:
+# here, which never wrapped, exactly what decisions() lists.
+$node->stop;
+my $state_file = $node->data_dir . '/pg_walsizer.state';
+my $v4 = slurp_file($state_file);
+is(unpack('V', substr($v4, 4, 4)), 4, 'the state file is written as version 4');
+my $v3 = substr($v4, 0, length($v4) - 80);
+substr($v3, 4, 4) = pack('V', 3);
+$v3 .= fnv1a64($v3);
+{
+	open(my $fh, '>:raw', $state_file) or die "cannot write $state_file: $!";
+	print $fh $v3;
+	close $fh;
+}
+# no decision before this test reads (the load is over; the size stays)
+$node->append_conf('postgresql.conf', "walsizer.enable = off\n");
+my $offset = -s $node->logfile;
+$node->start;
+ok($node->wait_for_log(qr/pg_walsizer loaded \d+ recorded decisions/, $offset),
+	'the version 3 file was read');
+is($node->safe_psql('postgres',
+		"SELECT string_agg(c.action || '=' || c.total, ',' ORDER BY c.action)"
+		  . ' FROM walsizer.decision_counts() c'),
+	$node->safe_psql('postgres',
+		"SELECT string_agg(a || '=' || (SELECT count(*) FROM walsizer.decisions() d WHERE d.action = a), ',' ORDER BY a)"
+		  . ' FROM unnest(ARRAY[' . join(',', map { "'$_'" } @actions) . ']) a'),
+	'from a version 3 file, the totals are the decisions its history holds');
+is($node->safe_psql('postgres', 'SELECT sum(total) FROM walsizer.decision_counts()'),
+	$node->safe_psql('postgres', 'SELECT decisions_total FROM walsizer.status()'),
+	'and, as that history never wrapped, all the decisions made');
 
 # --- what a DBA sees when the exporter cannot read pg_walsizer ---------------
 
