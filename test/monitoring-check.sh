@@ -109,8 +109,10 @@ for prefix, spec in queries.items():
             problems.append(f"{prefix}_{column}: usage {m.get('usage')!r}")
         if len(m.get("description", "")) < 10:
             problems.append(f"{prefix}_{column}: no description")
-        if m.get("usage") == "COUNTER" and not column.endswith("total"):
-            problems.append(f"{prefix}_{column}: a counter's name ends in _total")
+        # Prometheus names a counter, and only a counter, ..._total
+        if m.get("usage") != "LABEL" and \
+                (m.get("usage") == "COUNTER") != f"{prefix}_{column}".endswith("_total"):
+            problems.append(f"{prefix}_{column}: a {m.get('usage')} (only a counter's name ends in _total)")
         if m.get("usage") != "LABEL":
             defined.add(f"{prefix}_{column}")
     # the columns of the SELECT list: an item's AS name, else its column
