@@ -5,8 +5,8 @@
 #   test/pg-matrix.sh [MAJOR...]        MAJOR: 15, 17, 18, 19 (default: all)
 #
 # 15 runs on the host from Debian 12's own packages (installed first when
-# missing), including fuzz-smoke, the mutation check and bench-smoke (none
-# of them depends on the major). 17, 18 and 19 need a newer libc and run in
+# missing), including fuzz-smoke, the mutation check, bench-smoke and the
+# PGXN checks (none of them depends on the major). 17, 18 and 19 need a newer libc and run in
 # chroots from test/chroot.sh, prepared in the background while 15's suites
 # run. test/run-suites.sh does the work for each major; a failing major does
 # not stop the next one. Ends with a per-major table and, as the last line,
@@ -29,13 +29,28 @@ for m in "${majors[@]}"; do
 done
 ((EUID == 0)) || die "must run as root"
 
+# Say first what is going to happen and how long it takes: on a fresh
+# machine the first minutes are package downloads with little output.
+slow_files=$(grep -l '^# walsizer-test: slow$' "$srcdir"/test/t/*.pl 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')
+cat <<EOF_PLAN
+pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, one major after the other:
+  - 15 on this machine, from Debian 12's packages (installed first if missing):
+    pg_regress, the TAP files, unit, sim, fuzz-smoke, the mutation check,
+    bench-smoke and the PGXN checks
+  - 17, 18, 19 in Debian chroots under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
+    (built once, about 10 minutes, while 15 is tested): pg_regress, TAP, unit, sim
+  - the slow TAP files (${slow_files% }) on ${majors[-1]} only
+  About an hour on 2 cores (under 60 minutes in the last full run); ends with
+  a table per major and "N passed, N failed".
+EOF_PLAN
+
 # Host packages: 15's server, headers, TAP and fuzzing toolchain; the
 # chroots need debootstrap. Checked first so a ready machine skips apt.
 wanted=()
 for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         wanted+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libipc-run-perl
-            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox)
+            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox pgxnclient)
     else
         wanted+=(debootstrap)
     fi
@@ -134,7 +149,7 @@ for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         row_prep[$m]="host"
         t0=$SECONDS
-        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pg-config /usr/lib/postgresql/15/bin/pg_config \
+        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pgxn --pg-config /usr/lib/postgresql/15/bin/pg_config \
             "${slow[@]}" 2>&1 |
             tee "$log" || rc=$?
         row_test[$m]=$((SECONDS - t0))

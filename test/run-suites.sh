@@ -3,7 +3,7 @@
 # installed PostgreSQL major.
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
-#                      [--no-slow-tap]
+#                      [--pgxn] [--no-slow-tap]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -28,6 +28,10 @@
 #            seconds (bench/run-bench.sh, as root, on the library just
 #            installed); one result: the scripts ran and left every
 #            expected file and column (nothing is timed)
+#   pgxn     with --pgxn: test/pgxn-check.sh, one result per check:
+#            META.json against the PGXN Meta Spec, and pgxnclient's
+#            install, load, unload and uninstall of the tree (then this
+#            script installs the tree again)
 # Prints "PG MAJOR SUITE: N passed, N failed" per suite and, last,
 # "N passed, N failed". A suite that cannot run counts as one failure.
 # Exits 1 if anything failed.
@@ -41,7 +45,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 slow_tap=1
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 pgxn=0 slow_tap=1
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
@@ -49,6 +53,7 @@ while (($#)); do
         --fuzz) fuzz=1; shift ;;
         --mutation) mutation=1; shift ;;
         --bench-smoke) bench_smoke=1; shift ;;
+        --pgxn) pgxn=1; shift ;;
         --no-slow-tap) slow_tap=0; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
@@ -303,6 +308,26 @@ run_bench_smoke() {
 if ((bench_smoke)); then
     banner bench-smoke
     if ((built)); then run_bench_smoke; else record bench-smoke 0 1 "not run: build failed"; fi
+fi
+
+# pgxn-check.sh reports one TAP line per check; its uninstall removes what
+# "make install" put in place, so the tree is installed again after it
+# (pg-matrix.sh runs the advisor this major installed against later majors).
+run_pgxn() {
+    local rc=0 passed failed
+    step "$logs/pgxn" bash "$work/test/pgxn-check.sh" --pg-config "$pg_config" --user "$user" || rc=$?
+    passed=$(grep -c '^ok - ' "$logs/pgxn" || true)
+    failed=$(grep -c '^not ok - ' "$logs/pgxn" || true)
+    if ((rc != 0 && failed == 0)); then failed=1; fi
+    if ! step "$logs/reinstall" make "${make_vars[@]}" install; then
+        say "make install after the pgxn suite failed"
+        failed=$((failed + 1))
+    fi
+    record pgxn "$passed" "$failed"
+}
+if ((pgxn)); then
+    banner pgxn
+    if ((built)); then run_pgxn; else record pgxn 0 1 "not run: build failed"; fi
 fi
 
 echo
