@@ -3,7 +3,7 @@
 # installed PostgreSQL major.
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
-#                      [--pgxn] [--no-slow-tap]
+#                      [--pgxn] [--no-slow-tap] [--no-pure]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -20,7 +20,8 @@
 #            the suite's line names them (not counted as passed)
 #   unit, sim, and with --fuzz fuzz-smoke: one result per TAP test (unit
 #            test, trace, fuzzer), from the summary of prove, which make
-#            unit / sim / fuzz-smoke run
+#            unit / sim / fuzz-smoke run; --no-pure leaves out unit and sim
+#            (they include nothing from PostgreSQL: the same on every major)
 #   mutation with --mutation: make mutation (test/mutation.sh); one
 #            result: passed when the score reaches MUTATION_MIN_SCORE
 #            (90 %) and every mutation of the list applied and built
@@ -45,7 +46,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 pgxn=0 slow_tap=1
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 pgxn=0 slow_tap=1 pure=1
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
@@ -55,6 +56,7 @@ while (($#)); do
         --bench-smoke) bench_smoke=1; shift ;;
         --pgxn) pgxn=1; shift ;;
         --no-slow-tap) slow_tap=0; shift ;;
+        --no-pure) pure=0; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
     esac
@@ -275,8 +277,10 @@ else
     record tap 0 1 "not run: build failed"
 fi
 # The pure suites need no server, so they run even when the build failed.
-banner unit; run_pure unit
-banner sim; run_pure sim
+if ((pure)); then
+    banner unit; run_pure unit
+    banner sim; run_pure sim
+fi
 if ((fuzz)); then banner fuzz-smoke; run_pure fuzz-smoke; fi
 
 # make mutation prints the score and the survivors and fails below the
