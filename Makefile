@@ -15,9 +15,9 @@ MODULE_big = pg_walsizer
 # PGXS below; these variables are expanded only when used.
 OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/src/*.c))
 DATA = pg_walsizer--1.0.sql pg_walsizer--1.1.sql pg_walsizer--1.2.sql \
-	pg_walsizer--1.3.sql \
+	pg_walsizer--1.3.sql pg_walsizer--1.4.sql \
 	pg_walsizer--1.0--1.1.sql pg_walsizer--1.1--1.2.sql \
-	pg_walsizer--1.2--1.3.sql
+	pg_walsizer--1.2--1.3.sql pg_walsizer--1.3--1.4.sql
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
 PG_CPPFLAGS = -I$(srcdir)/src

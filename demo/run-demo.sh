@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # demo/run-demo.sh - watch pg_walsizer grow max_wal_size under a write burst.
 #
-#   sudo demo/run-demo.sh
+#   demo/run-demo.sh          (as root; a fresh Debian 12 container has no sudo)
 #
 # For a Debian 12 machine.  Installs PostgreSQL 15 and the build tools when
 # they are missing, builds and installs the extension from this source tree,
@@ -26,8 +26,19 @@ PACKAGES=("postgresql-$PG_MAJOR" "postgresql-server-dev-$PG_MAJOR" postgresql-co
 # PostgreSQL refuses to run as root, but installing packages and the
 # extension needs root: run as root and hand the server to "postgres".
 if ((EUID != 0)); then
+    command -v sudo >/dev/null || { echo "run-demo: run this as root" >&2; exit 1; }
     exec sudo -- "$0" "$@"
 fi
+
+# What is going to happen, and for how long, before the first download.
+cat <<EOF_PLAN
+pg_walsizer demo: installs PostgreSQL $PG_MAJOR and a C compiler if missing, builds
+and installs pg_walsizer from this tree, then runs a throwaway cluster with
+max_wal_size = 64MB through two pgbench write bursts: ${DRY_RUN_SECONDS} s with pg_walsizer
+in dry run, then ${BURST_SECONDS} s with it in charge, and shows what it measured,
+decided and changed. About 3 minutes, plus the package download on a fresh machine.
+The cluster is removed at the end.
+EOF_PLAN
 
 srcdir=$(dirname "$(dirname "$(readlink -f "$0")")")
 started_at=$SECONDS

@@ -89,6 +89,21 @@ SELECT array_agg(name ORDER BY ord) AS decision_columns
   FROM pg_proc p, unnest(p.proargnames) WITH ORDINALITY AS u(name, ord)
  WHERE p.oid = 'walsizer.decisions'::regproc;
 
+-- decision_counts(): one row per action, in the order of the actions,
+-- those never taken included; each total at least what decisions() still
+-- lists of its action, and all of them together every decision made (this
+-- state began with 1.4, so none was made before counting began)
+SELECT action, total >= (SELECT count(*) FROM walsizer.decisions() d
+                          WHERE d.action = c.action) AS covers_history
+  FROM walsizer.decision_counts() c;
+SELECT pg_temp.wait_until($$(SELECT sum(total) FROM walsizer.decision_counts())
+                            = (SELECT decisions_total FROM walsizer.status())$$);
+SELECT total >= 2 AS both_adoptions_counted
+  FROM walsizer.decision_counts() WHERE action = 'adopt';
+SELECT array_agg(name ORDER BY ord) AS decision_count_columns
+  FROM pg_proc p, unnest(p.proargnames) WITH ORDINALITY AS u(name, ord)
+ WHERE p.oid = 'walsizer.decision_counts'::regproc;
+
 -- recommend(): what would happen now, explained
 SELECT action IN ('none', 'grow', 'capped', 'shrink', 'protect') AS known_action,
        max_wal_size_mb = (SELECT max_wal_size_mb FROM walsizer.status()) AS same_size,

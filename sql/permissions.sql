@@ -8,6 +8,7 @@ CREATE ROLE walsizer_watcher LOGIN IN ROLE pg_monitor;
 SET ROLE walsizer_nobody;
 SELECT count(*) FROM walsizer.status();
 SELECT count(*) FROM walsizer.decisions();
+SELECT count(*) FROM walsizer.decision_counts();
 SELECT count(*) FROM walsizer.recommend();
 SELECT walsizer.check_now();
 RESET ROLE;
@@ -37,6 +38,7 @@ SELECT pg_temp.wait_until($$(SELECT max_wal_size_mb = 1536 FROM walsizer.status(
 SET ROLE walsizer_watcher;
 SELECT max_wal_size_mb, worker_pid IS NOT NULL AS sees_worker FROM walsizer.status();
 SELECT action, old_mb, new_mb FROM walsizer.decisions() WHERE new_mb = 1536;
+SELECT total > 0 AS adoption_counted FROM walsizer.decision_counts() WHERE action = 'adopt';
 SELECT max_wal_size_mb, length(reason) > 0 AS explained FROM walsizer.recommend();
 SELECT walsizer.check_now();
 RESET ROLE;

@@ -35,6 +35,9 @@
  */
 #define CONFIG_PARSE_ELEVEL DEBUG2
 
+/* max_wal_size's lower limit in the server's parameter table, in MB */
+#define MAX_WAL_SIZE_MIN_MB 2
+
 /* A file's name as people read it: relative to the data directory there. */
 static void
 display_name(const char *path, char *buf, size_t len)
@@ -48,9 +51,12 @@ display_name(const char *path, char *buf, size_t len)
 }
 
 /*
- * The last valid max_wal_size of a parsed list: the one that applies
- * among those files.  A value the server cannot parse is skipped, as the
- * server rejects it too.
+ * The max_wal_size a parsed list ends with: the one that applies among
+ * those files.  Parameter names are case-insensitive, as to the server.
+ * The last setting wins even when the server cannot use it (not a size,
+ * or below max_wal_size's minimum of 2 MB): the server then rejects that
+ * line and keeps the value it runs, it never falls back to an earlier
+ * line, so there is nothing to adopt and *mb_out is 0.
  */
 static void
 last_max_wal_size(ConfigVariable *head, int64 *mb_out, char *name,
@@ -61,10 +67,13 @@ last_max_wal_size(ConfigVariable *head, int64 *mb_out, char *name,
 	{
 		int			mb;
 
-		if (item->name == NULL || strcmp(item->name, "max_wal_size") != 0 ||
-			!parse_int(item->value, &mb, GUC_UNIT_MB, NULL))
+		if (item->name == NULL || pg_strcasecmp(item->name, "max_wal_size") != 0)
 			continue;
-		*mb_out = mb;
+		if (item->value != NULL && parse_int(item->value, &mb, GUC_UNIT_MB, NULL) &&
+			mb >= MAX_WAL_SIZE_MIN_MB)
+			*mb_out = mb;
+		else
+			*mb_out = 0;
 		*line_out = item->sourceline;
 		if (name != NULL)
 			display_name(item->filename, name, name_len);

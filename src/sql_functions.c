@@ -2,7 +2,8 @@
  *
  * sql_functions.c
  *		The SQL interface: walsizer.status(), walsizer.decisions(),
- *		walsizer.recommend() and walsizer.check_now().
+ *		walsizer.decision_counts(), walsizer.recommend() and
+ *		walsizer.check_now().
  *
  * Each function copies what it needs out of shared memory under the lock
  * and builds its result afterwards, so a reader never holds the lock while
@@ -30,6 +31,7 @@
 
 PG_FUNCTION_INFO_V1(walsizer_status);
 PG_FUNCTION_INFO_V1(walsizer_decisions);
+PG_FUNCTION_INFO_V1(walsizer_decision_counts);
 PG_FUNCTION_INFO_V1(walsizer_recommend);
 PG_FUNCTION_INFO_V1(walsizer_check_now);
 
@@ -44,6 +46,8 @@ PG_FUNCTION_INFO_V1(walsizer_check_now);
 /* decisions() has 11 columns in 1.0 to 1.2, 12 in 1.3 */
 #define DECISION_COLUMNS_V1_2 11
 #define DECISION_COLUMNS 12
+/* decision_counts(), from 1.4 on, has 2 */
+#define DECISION_COUNT_COLUMNS 2
 /* recommend() has 7 columns in 1.0 and 1.1, 9 from 1.2 on */
 #define RECOMMEND_COLUMNS_V1_1 7
 #define RECOMMEND_COLUMNS 9
@@ -57,6 +61,7 @@ static const int status_columns[] = {
 	STATUS_COLUMNS, STATUS_COLUMNS_V1_2, STATUS_COLUMNS_V1_1, STATUS_COLUMNS_V1_0
 };
 static const int decision_columns[] = {DECISION_COLUMNS, DECISION_COLUMNS_V1_2};
+static const int decision_count_columns[] = {DECISION_COUNT_COLUMNS};
 static const int recommend_columns[] = {RECOMMEND_COLUMNS, RECOMMEND_COLUMNS_V1_1};
 
 /* Builds a row column by column, so the order lives in one place. */
@@ -367,6 +372,43 @@ walsizer_decisions(PG_FUNCTION_ARGS)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(copy);
+	return (Datum) 0;
+}
+
+/*
+ * The decisions ever made, by action: one row per action, those never
+ * taken included, so that a monitoring system sees every series from the
+ * start and a total only ever grows.  decisions() cannot serve for this:
+ * it keeps the last WALSIZER_HISTORY_LEN decisions only, and its count of
+ * an action falls as older ones are overwritten.
+ */
+Datum
+walsizer_decision_counts(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	uint64		totals[WALSIZER_ACTION_LAST + 1];
+
+	walsizer_require_shared();
+	walsizer_init_materialized_srf(fcinfo);
+	check_column_count(rsinfo->setDesc, decision_count_columns,
+					   lengthof(decision_count_columns));
+
+	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
+	memcpy(totals, walsizer_shared->persistent.action_totals, sizeof(totals));
+	LWLockRelease(walsizer_shared->lock);
+
+	for (int action = WALSIZER_ACTION_NONE + 1; action <= WALSIZER_ACTION_LAST;
+		 action++)
+	{
+		Datum		values[DECISION_COUNT_COLUMNS];
+		bool		nulls[DECISION_COUNT_COLUMNS];
+		RowBuilder	row = {values, nulls, 0, DECISION_COUNT_COLUMNS};
+
+		put_text(&row, walsizer_action_name((WalsizerAction) action));
+		put(&row, Int64GetDatum((int64) totals[action]));
+		Assert(row.next == DECISION_COUNT_COLUMNS);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
 	return (Datum) 0;
 }
 

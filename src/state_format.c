@@ -10,7 +10,7 @@
  * the file is replaced by an atomic rename, so a torn file only appears if
  * something else damaged it.
  *
- * Layout, version 3:
+ * Layout, version 4:
  *		magic u32, version u32, record count u32, reserved u32,
  *		baseline_mb i64, last_set_mb i64, intent_mb i64, decisions_total u64,
  *		policy state 4 x i32,
@@ -23,13 +23,25 @@
  *			requested i64, timed i64, wal_forced i64, wal_bytes u64,
  *			window_s (IEEE 754 bits) u64, reason char[WALSIZER_REASON_LEN],
  *			role i32 (WalsizerRole),
+ *		action_totals STATE_ACTION_KINDS x u64, for the actions 1 (grow) to
+ *		STATE_ACTION_KINDS in WalsizerAction's order,
  *		checksum u64 over everything before it.
  *
+ * The action totals only grow, and each decision adds one to one of them
+ * and to decisions_total, so the reader holds them to that: their sum is
+ * at most decisions_total, and each is at least the number of records of
+ * its action.  (At most, not equal: see version 3.)
+ *
+ * Version 3 is version 4 without the action totals.  They read as what the
+ * history holds, the decisions of each action among its records: exact
+ * while the history has never wrapped, and otherwise short of the
+ * decisions it had forgotten, which no file kept.  Counting from 0 instead
+ * would show fewer decisions than decisions() lists.
  * Version 2 is version 3 without a record's role; its records read as made
  * on a primary, the only role the worker ran on before version 3.
  * Version 1 is version 2 without the fields from completed_redo_lsn to
  * replay_rates; it still reads, with those fields 0 (nothing known about
- * a crash recovery yet).  Only version 3 is written.
+ * a crash recovery yet).  Only version 4 is written.
  *
  * walsizer.decisions() shows a record's time as a timestamptz and its
  * reason as text, so the reader also rejects a time PostgreSQL cannot show
@@ -47,12 +59,22 @@
 #include <string.h>
 
 #define STATE_MAGIC 0x57534C57	/* "WLSW" */
-#define STATE_VERSION 3
+#define STATE_VERSION 4
 #define HEADER_V1_BYTES (4 * 4 + 4 * 8 + 4 * 4)
 #define HEADER_BYTES (HEADER_V1_BYTES + 2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
 #define RECORD_V2_BYTES (8 + 4 + 4 + 6 * 8 + 8 + WALSIZER_REASON_LEN)
 #define RECORD_BYTES (RECORD_V2_BYTES + 4)
 #define CHECKSUM_BYTES 8
+
+/*
+ * The actions version 4 keeps a total of.  A new action needs a new
+ * version of the file (its totals would not fit): this stops the build
+ * until that is done.
+ */
+#define STATE_ACTION_KINDS 9
+#define ACTION_TOTALS_BYTES (STATE_ACTION_KINDS * 8)
+typedef char state_action_kinds_match_WalsizerAction
+			[WALSIZER_ACTION_LAST == STATE_ACTION_KINDS ? 1 : -1];
 
 /* Largest size a record may carry: max_wal_size's own limit, in MB. */
 #define SIZE_LIMIT_MB ((int64_t) 2147483647)
@@ -257,6 +279,7 @@ encoded_size_for(uint32_t version, uint32_t count)
 {
 	return (version == 1 ? HEADER_V1_BYTES : HEADER_BYTES) +
 		(size_t) count * (version < 3 ? RECORD_V2_BYTES : RECORD_BYTES) +
+		(version >= 4 ? ACTION_TOTALS_BYTES : 0) +
 		CHECKSUM_BYTES;
 }
 
@@ -316,6 +339,40 @@ recovery_fields_error(const WalsizerPersistent *state)
 	return NULL;
 }
 
+/*
+ * The rules the reader holds the action totals to (see the top of the
+ * file), against the history in state: NULL when they hold, else what
+ * breaks them.
+ */
+static const char *
+action_totals_error(const WalsizerPersistent *state)
+{
+	uint64_t	in_history[WALSIZER_ACTION_LAST + 1] = {0};
+	uint64_t	sum = 0;
+
+	for (int i = 0; i < state->history_count; i++)
+	{
+		int32_t		action = walsizer_history_at(state, i)->action;
+
+		if (action > WALSIZER_ACTION_NONE && action <= WALSIZER_ACTION_LAST)
+			in_history[action]++;
+	}
+	if (state->action_totals[WALSIZER_ACTION_NONE] != 0)
+		return "file holds a total of decisions that did nothing";
+	for (int action = 1; action <= WALSIZER_ACTION_LAST; action++)
+	{
+		uint64_t	total = state->action_totals[action];
+
+		if (total < in_history[action])
+			return "file holds fewer decisions of an action than its records";
+		/* written so that it cannot overflow */
+		if (total > state->decisions_total - sum)
+			return "file holds more decisions by action than in all";
+		sum += total;
+	}
+	return NULL;
+}
+
 void
 walsizer_replay_rate_append(WalsizerPersistent *state, double bytes_per_s)
 {
@@ -372,6 +429,9 @@ walsizer_history_append(WalsizerPersistent *state, const WalsizerRecord *record)
 	if (state->history_count < WALSIZER_HISTORY_LEN)
 		state->history_count++;
 	state->decisions_total++;
+	/* a record of no known action is the caller's bug: it counts in no total */
+	if (rec->action > WALSIZER_ACTION_NONE && rec->action <= WALSIZER_ACTION_LAST)
+		state->action_totals[rec->action]++;
 }
 
 size_t
@@ -385,7 +445,8 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 	if (state->history_count < 0 || count > WALSIZER_HISTORY_LEN)
 		return 0;
 	/* what the reader would reject is not written either */
-	if (recovery_fields_error(state) != NULL)
+	if (recovery_fields_error(state) != NULL ||
+		action_totals_error(state) != NULL)
 		return 0;
 	size = encoded_size_for(STATE_VERSION, count);
 	if (buflen < size)
@@ -438,6 +499,8 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 		w.pos += WALSIZER_REASON_LEN;
 		put_u32(&w, (uint32_t) rec->role);
 	}
+	for (int action = 1; action <= STATE_ACTION_KINDS; action++)
+		put_u64(&w, state->action_totals[action]);
 	/* the layout comment, the size macros and the writes must agree */
 	if (w.pos != buf + size - CHECKSUM_BYTES)
 		return 0;
@@ -576,6 +639,19 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 	}
 	state.history_count = (int32_t) count;
 	state.history_next = (int32_t) (count % WALSIZER_HISTORY_LEN);
+
+	if (version >= 4)
+		for (int action = 1; action <= STATE_ACTION_KINDS; action++)
+			state.action_totals[action] = get_u64(&r);
+	else
+	{
+		/* what the history holds: see the top of the file */
+		for (uint32_t i = 0; i < count; i++)
+			state.action_totals[state.history[i].action]++;
+	}
+	error = action_totals_error(&state);
+	if (error != NULL)
+		return fail(errbuf, errlen, error);
 	*out = state;
 	return true;
 }

@@ -8,7 +8,8 @@
  * forget (the DBA's own max_wal_size, what walsizer last wrote)
  * and what measuring crash recovery needs across a crash (the redo pointer
  * last seen, the postmaster's start, whether the worker stopped cleanly,
- * the replay rates measured).
+ * the replay rates measured), and how many decisions of each action were
+ * ever made.
  * Encoding and decoding are pure functions over a byte buffer, with no
  * PostgreSQL headers, so that the reader can be fuzzed on its own: the file
  * lives in the data directory, where anything may have happened to it.
@@ -95,6 +96,15 @@ typedef struct WalsizerPersistent
 	int32_t		history_count;	/* valid entries, <= WALSIZER_HISTORY_LEN */
 	int32_t		history_next;	/* slot the next record goes to */
 	WalsizerRecord history[WALSIZER_HISTORY_LEN];
+
+	/*
+	 * Decisions ever recorded, by WalsizerAction ([WALSIZER_ACTION_NONE]
+	 * stays 0: no such decision is recorded).  The history forgets; these
+	 * only grow, so that a monitoring system can treat them as counters.
+	 * Their sum is decisions_total, less the decisions a state file older
+	 * than version 4 had already forgotten (see state_format.c).
+	 */
+	uint64_t	action_totals[WALSIZER_ACTION_LAST + 1];
 } WalsizerPersistent;
 
 /* Size of the buffer walsizer_state_encode() needs. */

@@ -5,11 +5,11 @@
 #   test/pg-matrix.sh [MAJOR...]        MAJOR: 15, 17, 18, 19 (default: all)
 #
 # 15 runs on the host from Debian 12's own packages (installed first when
-# missing), including fuzz-smoke, the mutation check and bench-smoke (none
-# of them depends on the major). The Debian package (test/package.sh) is
-# built and checked on 15 and 17. 17, 18 and 19 need a newer libc and run in
-# chroots from test/chroot.sh, prepared in the background while 15's suites
-# run. test/run-suites.sh does the work for each major; a failing major does
+# missing), including fuzz-smoke, the mutation check, bench-smoke and the
+# PGXN checks (none of them depends on the major). The Debian package
+# (test/package.sh) is built and checked on 15 and 17. 17, 18 and 19 need
+# a newer libc and run in chroots from test/chroot.sh, prepared in the
+# background while 15's suites run. test/run-suites.sh does the work for each major; a failing major does
 # not stop the next one. Ends with a per-major table and, as the last line,
 # "N passed, N failed" summed over all majors; exits 1 if anything failed.
 # Needs root. WALSIZER_APT_UPDATED=1 skips "apt-get update" before
@@ -30,15 +30,36 @@ for m in "${majors[@]}"; do
 done
 ((EUID == 0)) || die "must run as root"
 
-# Host packages: 15's server, headers, TAP and fuzzing toolchain, and what
-# test/package.sh needs to build and check the Debian package (postgresql-all
-# for its build-time test); the chroots need debootstrap. Checked first so a
+# Say first what is going to happen and how long it takes: on a fresh
+# machine the first minutes are package downloads with little output.
+slow_files=$(grep -l '^# walsizer-test: slow$' "$srcdir"/test/t/*.pl 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')
+cat <<EOF_PLAN
+pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, one major after the other:
+  - 15 on this machine, from Debian 12's packages (installed first if missing):
+    pg_regress, the TAP files, unit, sim, fuzz-smoke, the mutation check,
+    bench-smoke, the PGXN checks, the monitoring checks (promtool) and
+    the Debian package (test/package.sh)
+  - 17, 18, 19 in Debian chroots under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
+    (built once, about 10 minutes, while 15 is tested): pg_regress, TAP, and
+    unit and sim on ${majors[-1]} (they include nothing from PostgreSQL), and the
+    Debian package on 17
+  - the slow TAP files (${slow_files% }) on ${majors[-1]} only
+  About an hour on 2 cores (under 60 minutes in the last full run); ends with
+  a table per major and "N passed, N failed".
+EOF_PLAN
+
+# Host packages: 15's server, headers, TAP and fuzzing toolchain, the
+# Prometheus exporter and promtool (test/t/240_prometheus_exporter.pl, the
+# monitoring suite), and what test/package.sh needs to build and check the
+# Debian package (postgresql-all for its build-time test); the chroots need
+# debootstrap. Checked first so a
 # ready machine skips apt.
 wanted=()
 for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then
         wanted+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libipc-run-perl
-            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox
+            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox pgxnclient
+            prometheus-postgres-exporter prometheus python3-yaml
             postgresql-server-dev-all postgresql-all libpq-dev debhelper dpkg-dev lintian fakeroot)
     else
         wanted+=(debootstrap)
@@ -135,10 +156,14 @@ for m in "${majors[@]}"; do
     # benchmark suites, and the run stays under an hour on two cores
     slow=()
     [[ $m == "${majors[-1]}" ]] || slow=(--no-slow-tap)
+    # unit and sim include nothing from PostgreSQL: they run on 15 and on
+    # the newest major (the newest compiler) only
+    pure=()
+    [[ $m == 15 || $m == "${majors[-1]}" ]] || pure=(--no-pure)
     if [[ $m == 15 ]]; then
         row_prep[$m]="host"
         t0=$SECONDS
-        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --package \
+        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pgxn --monitoring --package \
             --pg-config /usr/lib/postgresql/15/bin/pg_config \
             "${slow[@]}" 2>&1 |
             tee "$log" || rc=$?
@@ -164,7 +189,7 @@ for m in "${majors[@]}"; do
         # run-suites.sh copies /src into the chroot's scratch space itself.
         bash "$chroot_sh" run "$m" --bind "$srcdir:/src" -- \
             bash /src/test/run-suites.sh --pg-config "/usr/lib/postgresql/$m/bin/pg_config" \
-            "${package[@]}" "${slow[@]}" 2>&1 |
+            "${package[@]}" "${slow[@]}" "${pure[@]}" 2>&1 |
             tee "$log" || rc=$?
         row_test[$m]=$((SECONDS - t0))
     fi

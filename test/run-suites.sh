@@ -3,7 +3,7 @@
 # installed PostgreSQL major.
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
-#                      [--package] [--no-slow-tap]
+#                      [--pgxn] [--monitoring] [--package] [--no-slow-tap] [--no-pure]
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -20,7 +20,8 @@
 #            the suite's line names them (not counted as passed)
 #   unit, sim, and with --fuzz fuzz-smoke: one result per TAP test (unit
 #            test, trace, fuzzer), from the summary of prove, which make
-#            unit / sim / fuzz-smoke run
+#            unit / sim / fuzz-smoke run; --no-pure leaves out unit and sim
+#            (they include nothing from PostgreSQL: the same on every major)
 #   mutation with --mutation: make mutation (test/mutation.sh); one
 #            result: passed when the score reaches MUTATION_MIN_SCORE
 #            (90 %) and every mutation of the list applied and built
@@ -28,6 +29,14 @@
 #            seconds (bench/run-bench.sh, as root, on the library just
 #            installed); one result: the scripts ran and left every
 #            expected file and column (nothing is timed)
+#   pgxn     with --pgxn: test/pgxn-check.sh, one result per check:
+#            META.json against the PGXN Meta Spec, and pgxnclient's
+#            install, load, unload and uninstall of the tree (then this
+#            script installs the tree again)
+#   monitoring  with --monitoring: test/monitoring-check.sh (promtool
+#            check and test of the alert rules, the exporter's queries
+#            file); one result per check. It needs no server: run it on
+#            one major only
 #   package  with --package, last: the Debian package for this major
 #            (test/package.sh: dpkg-buildpackage, lintian, install, the
 #            autopkgtest, a preloaded cluster, purge); one result per step.
@@ -35,6 +44,9 @@
 #            the files make install put in the major's directories, so
 #            make install runs again afterwards for whoever comes next
 #            (pg-matrix.sh uses 15's installed advisor for later majors)
+# Where /usr/bin/prometheus-postgres-exporter is installed, the TAP tests
+# run with WALSIZER_REQUIRE_EXPORTER=1: test/t/240_prometheus_exporter.pl
+# fails rather than skips if it cannot use it.
 # Prints "PG MAJOR SUITE: N passed, N failed" per suite and, last,
 # "N passed, N failed". A suite that cannot run counts as one failure.
 # Exits 1 if anything failed.
@@ -48,7 +60,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 package=0 slow_tap=1
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 pgxn=0 monitoring=0 package=0 slow_tap=1 pure=1
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
@@ -56,8 +68,11 @@ while (($#)); do
         --fuzz) fuzz=1; shift ;;
         --mutation) mutation=1; shift ;;
         --bench-smoke) bench_smoke=1; shift ;;
+        --pgxn) pgxn=1; shift ;;
+        --monitoring) monitoring=1; shift ;;
         --package) package=1; shift ;;
         --no-slow-tap) slow_tap=0; shift ;;
+        --no-pure) pure=0; shift ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
     esac
@@ -119,10 +134,15 @@ else
     say "error: cannot mount a tmpfs for the disk tests, which will fail: $(cat "$logs/mount")"
 fi
 
+# The exporter test skips where prometheus-postgres-exporter is not
+# installed; where it is, a skip would only hide that the test never ran.
+exporter_env=()
+[[ ! -x /usr/bin/prometheus-postgres-exporter ]] || exporter_env=(WALSIZER_REQUIRE_EXPORTER=1)
+
 # Commands run with a predictable environment: the major's binaries first
 # (pg_regress, prove and the TAP modules look there), HOME in the scratch.
 as_user=(runuser -u "$user" -- env HOME="$scratch" PATH="$bindir:$PATH" PG_CONFIG="$pg_config"
-    "${tmpfs_env[@]}")
+    "${tmpfs_env[@]}" "${exporter_env[@]}")
 
 # step LOG CMD...: run CMD under the time limit, output to stdout and LOG;
 # returns CMD's status.
@@ -278,8 +298,10 @@ else
     record tap 0 1 "not run: build failed"
 fi
 # The pure suites need no server, so they run even when the build failed.
-banner unit; run_pure unit
-banner sim; run_pure sim
+if ((pure)); then
+    banner unit; run_pure unit
+    banner sim; run_pure sim
+fi
 if ((fuzz)); then banner fuzz-smoke; run_pure fuzz-smoke; fi
 
 # make mutation prints the score and the survivors and fails below the
@@ -312,6 +334,43 @@ if ((bench_smoke)); then
     banner bench-smoke
     if ((built)); then run_bench_smoke; else record bench-smoke 0 1 "not run: build failed"; fi
 fi
+
+# pgxn-check.sh reports one TAP line per check; its uninstall removes what
+# "make install" put in place, so the tree is installed again after it
+# (pg-matrix.sh runs the advisor this major installed against later majors).
+run_pgxn() {
+    local rc=0 passed failed
+    step "$logs/pgxn" bash "$work/test/pgxn-check.sh" --pg-config "$pg_config" --user "$user" || rc=$?
+    passed=$(grep -c '^ok - ' "$logs/pgxn" || true)
+    failed=$(grep -c '^not ok - ' "$logs/pgxn" || true)
+    if ((rc != 0 && failed == 0)); then failed=1; fi
+    if ! step "$logs/reinstall" make "${make_vars[@]}" install; then
+        say "make install after the pgxn suite failed"
+        failed=$((failed + 1))
+    fi
+    record pgxn "$passed" "$failed"
+}
+if ((pgxn)); then
+    banner pgxn
+    if ((built)); then run_pgxn; else record pgxn 0 1 "not run: build failed"; fi
+fi
+
+# test/monitoring-check.sh speaks TAP: count its "ok" and "not ok" lines; a
+# run that printed no plan ("1..N") did not finish and counts as a failure.
+run_monitoring() {
+    local rc=0 passed failed
+    step "$logs/monitoring" "${as_user[@]}" bash test/monitoring-check.sh || rc=$?
+    passed=$(grep -c '^ok ' "$logs/monitoring" || true)
+    failed=$(grep -c '^not ok ' "$logs/monitoring" || true)
+    if ! grep -q '^1\.\.[0-9]' "$logs/monitoring"; then
+        record monitoring "$passed" $((failed + 1)) "test/monitoring-check.sh did not finish (status $rc)"
+    elif ((rc != 0 && failed == 0)); then
+        record monitoring "$passed" 1 "test/monitoring-check.sh exited with status $rc"
+    else
+        record monitoring "$passed" "$failed"
+    fi
+}
+if ((monitoring)); then banner monitoring; run_monitoring; fi
 
 # test/package.sh copies the source tree itself (without this run's build
 # outputs) and prints "N passed, N failed" last: one result per step. It

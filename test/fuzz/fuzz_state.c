@@ -13,13 +13,15 @@
  *		  replay rates of version 2).  Its encoding must decode to the same
  *		  state.  Then the image is damaged (bytes overwritten, optionally
  *		  re-checksummed, optionally cut, optionally turned into the version
- *		  2 or 1 image of the same state) and must be rejected cleanly or
+ *		  3, 2 or 1 image of the same state) and must be rejected cleanly or
  *		  survive the round trip like any other image.
  *
  * A decoded state always keeps the reader's rules, whatever its version:
  * the replay rate ring in range with a positive finite rate in each valid
  * slot and nothing in the others, a clean-stop flag of 0 or 1, a
- * postmaster start time PostgreSQL can show, a known role in each record.
+ * postmaster start time PostgreSQL can show, a known role in each record,
+ * action totals no fewer than the records of each action and adding up to
+ * no more than decisions_total.
  *
  *-------------------------------------------------------------------------
  */
@@ -41,6 +43,8 @@
 #define HEADER_BYTES (HEADER_V1_BYTES + RECOVERY_FIELDS_BYTES)
 #define RECORD_V2_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
 #define ROLE_BYTES 4
+/* Version 4's action totals, after the records: version 3 lacks them. */
+#define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
 
 /* PostgreSQL's TimestampTz range (state_format.c) */
 #define MIN_TIMESTAMP_US INT64_C(-211813488000000000)
@@ -81,7 +85,8 @@ states_equal(const WalsizerPersistent *a, const WalsizerPersistent *b)
 		a->stopped_cleanly != b->stopped_cleanly ||
 		a->replay_count != b->replay_count ||
 		a->replay_next != b->replay_next ||
-		a->history_count != b->history_count)
+		a->history_count != b->history_count ||
+		memcmp(a->action_totals, b->action_totals, sizeof(a->action_totals)) != 0)
 		return false;
 	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
 		if (replay_slot_valid(a, slot) &&
@@ -109,6 +114,22 @@ reseal(unsigned char *buf, size_t len)
 	}
 	for (int i = 0; i < 8; i++)
 		buf[len - 8 + i] = (unsigned char) (hash >> (8 * i));
+}
+
+/*
+ * Turn a version 4 image into the version 3 image of the same state: drop
+ * the action totals, say version 3, checksum it again.  Returns the new
+ * length.
+ */
+static size_t
+make_version_3(unsigned char *image, size_t len)
+{
+	if (len < HEADER_BYTES + ACTION_TOTALS_BYTES + 8)
+		return len;
+	len -= ACTION_TOTALS_BYTES;
+	image[VERSION_OFFSET] = 3;
+	reseal(image, len);
+	return len;
 }
 
 /*
@@ -197,13 +218,29 @@ check_image(const unsigned char *image, size_t len)
 			!(isfinite(rate) && rate > 0) : rate != 0)
 			abort();
 	}
-	for (int i = 0; i < decoded.history_count; i++)
 	{
-		const WalsizerRecord *rec = walsizer_history_at(&decoded, i);
+		uint64_t	in_history[WALSIZER_ACTION_LAST + 1] = {0};
+		uint64_t	sum = 0;
 
-		if (rec == NULL || memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL ||
-			rec->role < WALSIZER_ROLE_PRIMARY || rec->role > WALSIZER_ROLE_LAST)
+		for (int i = 0; i < decoded.history_count; i++)
+		{
+			const WalsizerRecord *rec = walsizer_history_at(&decoded, i);
+
+			if (rec == NULL || memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL ||
+				rec->role < WALSIZER_ROLE_PRIMARY || rec->role > WALSIZER_ROLE_LAST ||
+				rec->action <= WALSIZER_ACTION_NONE || rec->action > WALSIZER_ACTION_LAST)
+				abort();
+			in_history[rec->action]++;
+		}
+		if (decoded.action_totals[WALSIZER_ACTION_NONE] != 0)
 			abort();
+		for (int action = 1; action <= WALSIZER_ACTION_LAST; action++)
+		{
+			if (decoded.action_totals[action] < in_history[action] ||
+				decoded.action_totals[action] > decoded.decisions_total - sum)
+				abort();
+			sum += decoded.action_totals[action];
+		}
 	}
 
 	first_len = walsizer_state_encode(&decoded, first, capacity);
@@ -263,6 +300,18 @@ build_valid_state(FuzzInput *in, WalsizerPersistent *state)
 			rec.reason[j] = (char) (1 + fuzz_byte(in) % 255);
 		walsizer_history_append(state, &rec);
 	}
+	/*
+	 * Decisions of each action that no record is left of, counted in the
+	 * totals and in decisions_total (last, so that the bytes of older
+	 * seeds keep their meaning above).
+	 */
+	for (int action = 1; action <= WALSIZER_ACTION_LAST; action++)
+	{
+		uint64_t	forgotten = (uint64_t) fuzz_byte(in) % 8;
+
+		state->action_totals[action] += forgotten;
+		state->decisions_total += forgotten;
+	}
 }
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -303,16 +352,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/*
-	 * The same state as version 2 wrote it: the same, every decision made
-	 * on a primary; and as version 1 wrote it: also knowing no recovery.
+	 * The same state as version 3 wrote it: the same, the action totals
+	 * those of its history; as version 2 wrote it: also every decision
+	 * made on a primary; and as version 1 wrote it: also knowing no
+	 * recovery.
 	 */
 	if (fuzz_flag(&input))
 	{
-		int			version = fuzz_flag(&input) ? 1 : 2;
+		int			version = 3 - fuzz_byte(&input) % 3;
 
-		len = make_version_2(image, len, state.history_count);
-		for (int slot = 0; slot < WALSIZER_HISTORY_LEN; slot++)
-			state.history[slot].role = WALSIZER_ROLE_PRIMARY;
+		len = make_version_3(image, len);
+		memset(state.action_totals, 0, sizeof(state.action_totals));
+		for (int i = 0; i < state.history_count; i++)
+			state.action_totals[walsizer_history_at(&state, i)->action]++;
+		if (version <= 2)
+		{
+			len = make_version_2(image, len, state.history_count);
+			for (int slot = 0; slot < WALSIZER_HISTORY_LEN; slot++)
+				state.history[slot].role = WALSIZER_ROLE_PRIMARY;
+		}
 		if (version == 1)
 		{
 			len = make_version_1(image, len);

@@ -120,8 +120,9 @@ is(setting_mb($node, 'max_wal_size'), 2048,
 
 my $current_mb = setting_mb($node, 'max_wal_size');
 $log_before = -s $node->logfile;
+# parameter names are case-insensitive, to the server and to walsizer
 $node->append_conf('walsizer_test.conf',
-	"# written by the configuration manager\nmax_wal_size = '96MB'\n");
+	"# written by the configuration manager\nMAX_WAL_SIZE = '96MB'\n");
 append_postgresql_conf("include 'walsizer_test.conf'");
 $node->reload;
 wait_for($node,
@@ -147,7 +148,19 @@ is(setting_mb($node, 'max_wal_size'), 96, 'and kept');
 append_postgresql_conf('walsizer.dry_run = on');
 $node->reload;
 wait_for($node, 'SELECT dry_run FROM walsizer.status()', 'dry run on');
+# The last line wins even when the server cannot use it (below the 2 MB
+# minimum): no earlier line takes its place, so there is nothing to adopt.
 open(my $fh, '>', $node->data_dir . '/walsizer_test.conf') or die $!;
+print $fh "# written by the configuration manager\nmax_wal_size = '160MB'\nmax_wal_size = '1MB'\n";
+close $fh;
+$node->reload;
+$node->safe_psql('postgres', 'SELECT pg_sleep(3)');
+is(scalar decision_rows($node, "action = 'advise' AND new_mb = 160"), 0,
+	'a line the server would reject hides no earlier line: nothing advised');
+is(status_value($node, 'shadowed_max_wal_size_mb'), '',
+	'and status() shows no shadowed value');
+
+open($fh, '>', $node->data_dir . '/walsizer_test.conf') or die $!;
 print $fh "# written by the configuration manager\nmax_wal_size = '160MB'\n";
 close $fh;
 $node->reload;

@@ -18,10 +18,12 @@
 #include "state_format.h"
 
 /*
- * Byte offsets in a version 3 image, from the layout in state_format.c: a
+ * Byte offsets in a version 4 image, from the layout in state_format.c: a
  * record is at, action, confirmed, seven 8-byte fields, the reason and the
- * role.  Version 2 lacks the role of each record; version 1 also lacks the
- * crash recovery fields, from OFFSET_REDO_LSN on.
+ * role; after the records come the action totals, then the checksum.
+ * Version 3 lacks the action totals; version 2 also the role of each
+ * record; version 1 also the crash recovery fields, from OFFSET_REDO_LSN
+ * on.
  */
 #define OFFSET_VERSION 4
 #define OFFSET_COUNT 8
@@ -46,6 +48,9 @@
 #define RECORD_REASON 72
 #define RECORD_ROLE (RECORD_REASON + WALSIZER_REASON_LEN)
 #define CHECKSUM_BYTES 8
+#define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
+/* what follows the records in a version 4 image */
+#define TRAILER_BYTES (ACTION_TOTALS_BYTES + CHECKSUM_BYTES)
 
 /*
  * PostgreSQL's TimestampTz range, MIN_TIMESTAMP <= t < END_TIMESTAMP in
@@ -168,7 +173,7 @@ round_trip(int appended)
 	size_t		len;
 	unsigned char *buf = encode(state, &len);
 
-	CHECK_UEQ(len, HEADER_BYTES + (size_t) kept * RECORD_BYTES + CHECKSUM_BYTES);
+	CHECK_UEQ(len, HEADER_BYTES + (size_t) kept * RECORD_BYTES + TRAILER_BYTES);
 	if (!walsizer_state_decode(buf, len, decoded, err, sizeof(err)))
 	{
 		CHECK_STR_CONTAINS("decoded", err);
@@ -265,7 +270,7 @@ static void
 encode_refuses_a_buffer_too_small(void)
 {
 	WalsizerPersistent *state = state_with_records(3);
-	unsigned char buf[HEADER_BYTES + 3 * RECORD_BYTES + CHECKSUM_BYTES];
+	unsigned char buf[HEADER_BYTES + 3 * RECORD_BYTES + TRAILER_BYTES];
 
 	CHECK_UEQ(walsizer_state_encode(state, buf, sizeof(buf) - 1), 0);
 	CHECK_UEQ(walsizer_state_encode(state, buf, sizeof(buf)), sizeof(buf));
@@ -353,7 +358,7 @@ static void
 bump_version(unsigned char *buf, size_t *len)
 {
 	(void) len;
-	put_le(buf + OFFSET_VERSION, 4, 4);
+	put_le(buf + OFFSET_VERSION, 5, 4);
 }
 
 static void
@@ -893,8 +898,8 @@ round_trip_keeps_the_crash_recovery_fields(void)
 	for (int i = 1; i <= 5; i++)
 		walsizer_replay_rate_append(state, i * 1.5e6);
 	buf = encode(state, &len);
-	CHECK_UEQ(len, HEADER_BYTES + 5 * RECORD_BYTES + CHECKSUM_BYTES);
-	CHECK_EQ(buf[OFFSET_VERSION], 3);
+	CHECK_UEQ(len, HEADER_BYTES + 5 * RECORD_BYTES + TRAILER_BYTES);
+	CHECK_EQ(buf[OFFSET_VERSION], 4);
 	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
 	CHECK_STR_CONTAINS("", err);
 	CHECK_UEQ(decoded->completed_redo_lsn, UINT64_C(0x1234567890ABCDEF));
@@ -950,6 +955,22 @@ unused_replay_slots_hold_nothing(void)
 }
 
 /*
+ * A version 3 image, as the release before the action totals wrote it:
+ * the version 4 image without them.
+ */
+static unsigned char *
+version_3_image(const WalsizerPersistent *state, size_t *len)
+{
+	size_t		v4_len;
+	unsigned char *buf = encode(state, &v4_len);
+
+	*len = v4_len - ACTION_TOTALS_BYTES;
+	put_le(buf + OFFSET_VERSION, 3, 4);
+	reseal(buf, *len);
+	return buf;
+}
+
+/*
  * A version 2 image, as the release before standbys wrote it: the version
  * 3 image without each record's role.
  */
@@ -957,7 +978,7 @@ static unsigned char *
 version_2_image(const WalsizerPersistent *state, size_t *len)
 {
 	size_t		v3_len;
-	unsigned char *buf = encode(state, &v3_len);
+	unsigned char *buf = version_3_image(state, &v3_len);
 	int			count = (int) ((v3_len - HEADER_BYTES - CHECKSUM_BYTES) /
 							   RECORD_BYTES);
 
@@ -1025,12 +1046,12 @@ version_1_file_reads_with_no_crash_recovery_known(void)
 	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
 		CHECK(decoded->replay_rates[slot] == 0);
 
-	/* and it is written back as version 3 */
+	/* and it is written back as version 4 */
 	free(buf);
 	buf = encode(decoded, &len);
-	CHECK_EQ(buf[OFFSET_VERSION], 3);
+	CHECK_EQ(buf[OFFSET_VERSION], 4);
 	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
-			  CHECKSUM_BYTES);
+			  TRAILER_BYTES);
 	free(buf);
 	free(decoded);
 	free(state);
@@ -1054,8 +1075,8 @@ version_1_file_without_records_reads(void)
 }
 
 /*
- * Each version has its own length: a version 3 body with records labelled
- * 2 or 1 is damage.
+ * Each version has its own length: a version 4 body with records labelled
+ * 3, 2 or 1 is damage.
  */
 static void
 claim_version_1(unsigned char *buf, size_t *len)
@@ -1072,6 +1093,13 @@ claim_version_2(unsigned char *buf, size_t *len)
 }
 
 static void
+claim_version_3(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_VERSION, 3, 4);
+}
+
+static void
 claim_version_0(unsigned char *buf, size_t *len)
 {
 	(void) len;
@@ -1083,6 +1111,7 @@ decode_rejects_a_version_that_does_not_match_the_length(void)
 {
 	expect_rejected(claim_version_1, true, "length");
 	expect_rejected(claim_version_2, true, "length");
+	expect_rejected(claim_version_3, true, "length");
 	expect_rejected(claim_version_0, true, "unsupported version");
 }
 
@@ -1223,7 +1252,7 @@ encode_refuses_impossible_crash_recovery_fields(void)
 	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
 	state->replay_rates[0] = 2e6;
 	CHECK_UEQ(walsizer_state_encode(state, buf, size),
-			  HEADER_BYTES + RECORD_BYTES + CHECKSUM_BYTES);
+			  HEADER_BYTES + RECORD_BYTES + TRAILER_BYTES);
 	free(buf);
 	free(state);
 }
@@ -1309,9 +1338,9 @@ version_2_file_reads_with_every_record_made_on_a_primary(void)
 
 	free(buf);
 	buf = encode(decoded, &len);
-	CHECK_EQ(buf[OFFSET_VERSION], 3);
+	CHECK_EQ(buf[OFFSET_VERSION], 4);
 	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
-			  CHECKSUM_BYTES);
+			  TRAILER_BYTES);
 	free(buf);
 	free(decoded);
 	free(state);
@@ -1338,6 +1367,224 @@ decode_rejects_an_unknown_role(void)
 		record_role = roles[i];
 		expect_rejected(set_record_role, true, "unknown role");
 	}
+}
+
+/* --- the decisions by action (format version 4) --------------------------- */
+
+/* How many of numbered_record(0) to numbered_record(n - 1) have action. */
+static uint64_t
+numbered_records_of_action(int n, int action)
+{
+	uint64_t	total = 0;
+
+	for (int i = 0; i < n; i++)
+		if (numbered_record(i).action == action)
+			total++;
+	return total;
+}
+
+/*
+ * Every decision counts once, in its action's total, for as long as the
+ * state lives: the totals go on after the ring forgets, and add up to
+ * decisions_total.
+ */
+static void
+history_append_counts_each_action(void)
+{
+	int			appended = 3 * WALSIZER_HISTORY_LEN + 17;
+	WalsizerPersistent *state = state_with_records(appended);
+	uint64_t	sum = 0;
+
+	CHECK_UEQ(state->action_totals[WALSIZER_ACTION_NONE], 0);
+	for (int action = 1; action <= WALSIZER_ACTION_LAST; action++)
+	{
+		CHECK_UEQ(state->action_totals[action],
+				  numbered_records_of_action(appended, action));
+		sum += state->action_totals[action];
+	}
+	CHECK_UEQ(sum, appended);
+	CHECK_UEQ(state->decisions_total, appended);
+	free(state);
+}
+
+/* A record of no known action (a caller's bug) counts in no action. */
+static void
+history_append_counts_no_unknown_action(void)
+{
+	WalsizerPersistent *state = state_with_records(0);
+	WalsizerRecord rec = numbered_record(0);
+	uint64_t	before[WALSIZER_ACTION_LAST + 1];
+
+	memcpy(before, state->action_totals, sizeof(before));
+	rec.action = WALSIZER_ACTION_NONE;
+	walsizer_history_append(state, &rec);
+	rec.action = WALSIZER_ACTION_LAST + 1;
+	walsizer_history_append(state, &rec);
+	rec.action = -1;
+	walsizer_history_append(state, &rec);
+	CHECK(memcmp(before, state->action_totals, sizeof(before)) == 0);
+	CHECK_UEQ(state->decisions_total, 3);
+	free(state);
+}
+
+static void
+round_trip_keeps_the_action_totals(void)
+{
+	int			appended = 2 * WALSIZER_HISTORY_LEN + 5;
+	WalsizerPersistent *state = state_with_records(appended);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	char		err[128] = "";
+	size_t		len;
+	unsigned char *buf = encode(state, &len);
+	const unsigned char *totals = buf + len - TRAILER_BYTES;
+
+	CHECK_EQ(buf[OFFSET_VERSION], 4);
+	/* the layout: one u64 per action, grow first, little-endian */
+	CHECK_UEQ(totals[0], numbered_records_of_action(appended, WALSIZER_ACTION_GROW));
+	CHECK_UEQ(totals[8 * (WALSIZER_ACTION_LAST - 1)],
+			  numbered_records_of_action(appended, WALSIZER_ACTION_LAST));
+	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+	CHECK_STR_CONTAINS("", err);
+	for (int action = 0; action <= WALSIZER_ACTION_LAST; action++)
+		CHECK_UEQ(decoded->action_totals[action], state->action_totals[action]);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/*
+ * A file older than version 4 kept no totals: they read as what its
+ * history holds.  Exact while the history never wrapped; after it did,
+ * short of what it forgot, and decisions_total still counts everything.
+ */
+static void
+check_totals_from_history(int appended, int version)
+{
+	WalsizerPersistent *state = state_with_records(appended);
+	WalsizerPersistent *decoded = malloc(sizeof(WalsizerPersistent));
+	WalsizerPersistent *again = calloc(1, sizeof(WalsizerPersistent));
+	int			kept = appended < WALSIZER_HISTORY_LEN ? appended : WALSIZER_HISTORY_LEN;
+	char		err[128] = "";
+	size_t		len;
+	unsigned char *buf;
+
+	buf = version == 3 ? version_3_image(state, &len) :
+		version == 2 ? version_2_image(state, &len) :
+		version_1_image(state, &len);
+	memset(decoded, 0xA5, sizeof(WalsizerPersistent));
+	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
+	CHECK_STR_CONTAINS("", err);
+	CHECK_UEQ(decoded->decisions_total, appended);
+	CHECK_UEQ(decoded->action_totals[WALSIZER_ACTION_NONE], 0);
+	for (int action = 1; action <= WALSIZER_ACTION_LAST; action++)
+	{
+		uint64_t	in_history = numbered_records_of_action(appended, action) -
+			numbered_records_of_action(appended - kept, action);
+
+		CHECK_UEQ(decoded->action_totals[action], in_history);
+		if (appended <= WALSIZER_HISTORY_LEN)
+			CHECK_UEQ(decoded->action_totals[action], state->action_totals[action]);
+	}
+
+	/* written back as version 4, the totals read back as they are */
+	free(buf);
+	buf = encode(decoded, &len);
+	CHECK_EQ(buf[OFFSET_VERSION], 4);
+	CHECK(walsizer_state_decode(buf, len, again, NULL, 0));
+	for (int action = 0; action <= WALSIZER_ACTION_LAST; action++)
+		CHECK_UEQ(again->action_totals[action], decoded->action_totals[action]);
+	free(buf);
+	free(again);
+	free(decoded);
+	free(state);
+}
+
+static void
+older_files_read_with_the_totals_their_history_holds(void)
+{
+	check_totals_from_history(5, 3);
+	check_totals_from_history(WALSIZER_HISTORY_LEN, 3);
+	check_totals_from_history(2 * WALSIZER_HISTORY_LEN + 7, 3);
+	check_totals_from_history(WALSIZER_HISTORY_LEN + 5, 2);
+	check_totals_from_history(WALSIZER_HISTORY_LEN + 5, 1);
+	check_totals_from_history(0, 1);
+}
+
+/* The action (1 = grow) and value a damage function below writes. */
+static int	total_action;
+static uint64_t total_value;
+
+static void
+set_action_total(unsigned char *buf, size_t *len)
+{
+	put_le(buf + *len - TRAILER_BYTES + 8 * (size_t) (total_action - 1),
+		   total_value, 8);
+}
+
+/*
+ * expect_rejected()'s image holds three decisions, grow, capped and shrink
+ * (numbered_record()), each in the history and each counted once.
+ */
+static void
+decode_rejects_impossible_action_totals(void)
+{
+	/* fewer grows than the history shows */
+	total_action = WALSIZER_ACTION_GROW;
+	total_value = 0;
+	expect_rejected(set_action_total, true, "fewer decisions of an action");
+	/* one decision more than decisions_total, in an action not in the ring */
+	total_action = WALSIZER_ACTION_PROTECT;
+	total_value = 1;
+	expect_rejected(set_action_total, true, "more decisions by action");
+	/* a sum that would overflow */
+	total_action = WALSIZER_ACTION_LAST;
+	total_value = UINT64_MAX;
+	expect_rejected(set_action_total, true, "more decisions by action");
+	total_action = WALSIZER_ACTION_SHRINK;
+	total_value = UINT64_MAX - 1;
+	expect_rejected(set_action_total, true, "more decisions by action");
+}
+
+/* Totals short of decisions_total (an upgraded file's) are no damage. */
+static void
+decode_accepts_totals_short_of_all_decisions(void)
+{
+	WalsizerPersistent *state = state_with_records(3);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf;
+
+	state->decisions_total += 1000;
+	buf = encode(state, &len);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_UEQ(decoded->decisions_total, 1003);
+	CHECK_UEQ(decoded->action_totals[WALSIZER_ACTION_GROW], 1);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/* The writer never writes what the reader rejects: it refuses instead. */
+static void
+encode_refuses_impossible_action_totals(void)
+{
+	WalsizerPersistent *state = state_with_records(3);
+	unsigned char *buf = malloc(walsizer_state_encoded_size());
+	size_t		size = walsizer_state_encoded_size();
+
+	state->action_totals[WALSIZER_ACTION_GROW] = 0;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->action_totals[WALSIZER_ACTION_GROW] = 1;
+	state->action_totals[WALSIZER_ACTION_NONE] = 1;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->action_totals[WALSIZER_ACTION_NONE] = 0;
+	state->action_totals[WALSIZER_ACTION_ERROR] = 1;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size), 0);
+	state->action_totals[WALSIZER_ACTION_ERROR] = 0;
+	CHECK_UEQ(walsizer_state_encode(state, buf, size),
+			  HEADER_BYTES + 3 * RECORD_BYTES + TRAILER_BYTES);
+	free(buf);
+	free(state);
 }
 
 int
@@ -1388,5 +1635,12 @@ main(void)
 	RUN_TEST(suite, round_trip_keeps_each_records_role);
 	RUN_TEST(suite, version_2_file_reads_with_every_record_made_on_a_primary);
 	RUN_TEST(suite, decode_rejects_an_unknown_role);
+	RUN_TEST(suite, history_append_counts_each_action);
+	RUN_TEST(suite, history_append_counts_no_unknown_action);
+	RUN_TEST(suite, round_trip_keeps_the_action_totals);
+	RUN_TEST(suite, older_files_read_with_the_totals_their_history_holds);
+	RUN_TEST(suite, decode_rejects_impossible_action_totals);
+	RUN_TEST(suite, decode_accepts_totals_short_of_all_decisions);
+	RUN_TEST(suite, encode_refuses_impossible_action_totals);
 	return unit_exit_status();
 }

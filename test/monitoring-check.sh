@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# test/monitoring-check.sh - check the files of monitoring/ without a server.
+#
+#   test/monitoring-check.sh
+#
+# Speaks TAP, one line per check:
+#   - promtool check rules: monitoring/pg_walsizer.rules.yml is valid
+#   - promtool test rules: monitoring/pg_walsizer.rules.test.yml, each
+#     alert firing where it must, with its labels and text, and not where
+#     it must not
+#   - each alert rule's test is sensitive: a few wrong variants of the
+#     rules (an expression, a "for" or a label changed) must each fail
+#     promtool test rules; a variant that passes means the tests would not
+#     notice that mistake
+#   - the exporter's queries file: YAML that parses, each query with query,
+#     master and metrics, each metric a GAUGE, COUNTER or LABEL with a
+#     description, every column the SQL selects described, and the metric
+#     names the rules use all defined
+# promtool is Debian's prometheus package. Exits 1 if anything failed.
+set -uo pipefail
+
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
+mon=$here/../monitoring
+rules=$mon/pg_walsizer.rules.yml
+rule_tests=$mon/pg_walsizer.rules.test.yml
+queries=$mon/postgres_exporter_queries.yaml
+promtool=${PROMTOOL:-promtool}
+
+n=0 failed=0
+result() { # OK DESCRIPTION [DETAIL]
+    n=$((n + 1))
+    if (($1)); then
+        echo "ok $n - $2"
+    else
+        failed=$((failed + 1))
+        echo "not ok $n - $2"
+        [[ -z ${3:-} ]] || sed 's/^/# /' <<<"$3"
+    fi
+}
+
+if ! command -v "$promtool" >/dev/null; then
+    echo "1..1"
+    result 0 "promtool is installed (Debian: apt-get install prometheus)"
+    exit 1
+fi
+
+out=$("$promtool" check rules "$rules" 2>&1) && ok=1 || ok=0
+result $ok "promtool check rules ${rules##*/}" "$out"
+
+# promtool test rules reads rule_files relative to the test file: run it
+# from the test file's directory.
+out=$(cd "$mon" && "$promtool" test rules "${rule_tests##*/}" 2>&1) && ok=1 || ok=0
+result $ok "promtool test rules ${rule_tests##*/}" "$out"
+
+# Wrong variants of the rules: "from" replaced by "to" (Perl regex and
+# replacement, on the whole file). Each must fail the rule tests.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+cp "$rule_tests" "$scratch/"
+variants=(
+    'capped without its size at the cap|\n\s*and \(walsizer_max_wal_size_bytes >= walsizer_cap_bytes\)|'
+    'capped for 10 minutes, not an hour|(WalsizerCappedForAnHour\n(?:.*\n){3}\s*for:) 1h|$1 10m'
+    'blocked when ALTER SYSTEM is allowed|walsizer_alter_system_blocked == 1|walsizer_alter_system_blocked == 0'
+    'a failed change counted from every action|action=~"error\|unconfirmed"|action=~".+"'
+    'a failed change alerted without its severity|(WalsizerChangeFailed\n(?:.*\n){1}\s*labels:\n\s*)severity: warning|${1}severity: info'
+    'the worker down when it runs|walsizer_worker_up == 0|walsizer_worker_up == 1'
+    'metrics missing matched on the server label too|on \(job, instance\) walsizer_worker_up|on (job, instance, server) walsizer_worker_up'
+    'not measuring after one window|3 \* walsizer_window_seconds \+ 300|walsizer_window_seconds'
+    'the recovery bound 0 taken as a bound|\n\s*and \(walsizer_max_recovery_time_seconds > 0\)|'
+    'forced checkpoints at any time, not still rising|increase\(walsizer_checkpoints_wal_forced_total\[30m\]\) > 0|walsizer_checkpoints_wal_forced_total > 0'
+)
+for v in "${variants[@]}"; do
+    IFS='|' read -r what from to <<<"${v//\\|/$'\x01'}"
+    from=${from//$'\x01'/\\|} to=${to//$'\x01'/|}
+    FROM=$from TO=$to perl -0pe 's/$ENV{FROM}/"qq{$ENV{TO}}"/ee or die "no match\n"' \
+        "$rules" >"$scratch/${rules##*/}" 2>"$scratch/err"
+    if [[ -s $scratch/err ]]; then
+        result 0 "the rule tests notice: $what" "the variant no longer applies: $(cat "$scratch/err")"
+        continue
+    fi
+    if (cd "$scratch" && "$promtool" test rules "${rule_tests##*/}" >"$scratch/out" 2>&1); then
+        result 0 "the rule tests notice: $what" "promtool test rules passed with the variant"
+    else
+        result 1 "the rule tests notice: $what"
+    fi
+done
+
+# The queries file, as the exporter reads it (its format: a map of metric
+# prefixes, each with query, master and metrics, each metric a one-key
+# map of column to usage and description).
+out=$(QUERIES=$queries RULES=$rules python3 - <<'EOF' 2>&1
+import os, re, sys
+import yaml
+
+queries = yaml.safe_load(open(os.environ["QUERIES"]))
+problems = []
+defined = set()
+for prefix, spec in queries.items():
+    for key in ("query", "master", "metrics"):
+        if key not in spec:
+            problems.append(f"{prefix}: no {key}")
+    if spec.get("master") is not True:
+        problems.append(f"{prefix}: master is not true (the state is the server's)")
+    described = set()
+    for metric in spec.get("metrics", []):
+        (column, m), = metric.items()
+        described.add(column)
+        if m.get("usage") not in ("GAUGE", "COUNTER", "LABEL"):
+            problems.append(f"{prefix}_{column}: usage {m.get('usage')!r}")
+        if len(m.get("description", "")) < 10:
+            problems.append(f"{prefix}_{column}: no description")
+        # Prometheus names a counter, and only a counter, ..._total
+        if m.get("usage") != "LABEL" and \
+                (m.get("usage") == "COUNTER") != f"{prefix}_{column}".endswith("_total"):
+            problems.append(f"{prefix}_{column}: a {m.get('usage')} (only a counter's name ends in _total)")
+        if m.get("usage") != "LABEL":
+            defined.add(f"{prefix}_{column}")
+    # the columns of the SELECT list: an item's AS name, else its column
+    select = re.split(r"\bFROM walsizer\.", spec.get("query", ""), 1)[0]
+    select = re.sub(r"^\s*SELECT\s", "", select)
+    items, depth, item = [], 0, ""
+    for ch in select:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            items.append(item)
+            item = ""
+        else:
+            item += ch
+    items.append(item)
+    columns = set()
+    for item in items:
+        named = re.search(r"\bAS (\w+)\s*$", item.strip())
+        columns.add(named.group(1) if named else item.strip().split(".")[-1])
+    for c in sorted(columns - described):
+        problems.append(f"{prefix}: column {c} is selected but not described")
+    for c in sorted(described - columns):
+        problems.append(f"{prefix}: {c} is described but not selected")
+rules = open(os.environ["RULES"]).read()
+for name in sorted(set(re.findall(r"\b(walsizer_\w+)", rules))):
+    if name not in defined:
+        problems.append(f"the rules use {name}, which the queries file does not define")
+print("\n".join(problems) or f"{len(defined)} metrics")
+sys.exit(1 if problems else 0)
+EOF
+) && ok=1 || ok=0
+result $ok "the queries file ${queries##*/} is well-formed and defines what the rules use" "$out"
+
+echo "1..$n"
+((failed == 0))
