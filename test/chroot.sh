@@ -33,7 +33,11 @@ CHROOT_BASE_PKGS=build-essential,perl,libipc-run-perl,procps
 # than before, so that chroots prepared by an older version get the extra
 # packages (one apt-get run in the existing chroot) instead of a rebuild.
 # 2: the Debian packaging tools for test/package.sh.
-CHROOT_READY_VERSION=2
+# 3: prometheus-postgres-exporter for test/t/240_prometheus_exporter.pl.
+CHROOT_READY_VERSION=3
+# In every chroot: the real exporter that test 240 scrapes (its queries run
+# against each major's walsizer.status()).
+CHROOT_TEST_PKGS=(prometheus-postgres-exporter)
 
 chroot_say() { printf 'chroot.sh: %s\n' "$*" >&2; }
 chroot_die() { chroot_say "error: $*"; exit 1; }
@@ -219,7 +223,7 @@ chroot_build() {
     local packaging
     read -r -a packaging < <(chroot_packaging_pkgs "$major"; echo)
     chroot_exec "$root" "${apt[@]}" "${target[@]}" install \
-        "postgresql-$major" "postgresql-server-dev-$major" "${packaging[@]}"
+        "postgresql-$major" "postgresql-server-dev-$major" "${CHROOT_TEST_PKGS[@]}" "${packaging[@]}"
     chroot_exec "$root" apt-get clean
     local bin=/usr/lib/postgresql/$major/bin f
     for f in "$bin/postgres" "$bin/pg_config" "$bin/pgbench" "$bin/initdb" /usr/bin/prove /usr/sbin/runuser; do
