@@ -13,6 +13,9 @@
 # files, and PostgreSQL refuses to run as root.
 #
 # As USER: build, then (as root) make install, then as USER the suites:
+#   makefile test/makefile-check.sh, one result per check: the default
+#            build has no -Werror, COPT=-Werror reaches every compile, and
+#            make without pg_config or server headers names the package
 #   regress  pg_regress, one result per test (Makefile's REGRESS, plus any
 #            sql/*.sql it does not list)
 #   tap      prove, one result per test/t/*.pl file; with --no-slow-tap
@@ -187,6 +190,17 @@ else
     say "build or make install failed: the server suites cannot run"
 fi
 
+# The shipped Makefile's promises: no -Werror unless asked for (COPT), and
+# a clear stop naming the package when pg_config or the headers are missing.
+run_makefile_check() {
+    local rc=0 passed failed
+    step "$logs/makefile" "${as_user[@]}" bash test/makefile-check.sh --pg-config "$pg_config" || rc=$?
+    passed=$(grep -c '^ok - ' "$logs/makefile" || true)
+    failed=$(grep -c '^not ok - ' "$logs/makefile" || true)
+    if ((rc != 0 && failed == 0)); then failed=1; fi
+    record makefile "$passed" "$failed"
+}
+
 # pg_regress: the Makefile's REGRESS order (later tests may rely on earlier
 # ones), then sql/*.sql files it does not list so none is silently skipped.
 run_regress() {
@@ -290,6 +304,7 @@ run_pure() {
     fi
 }
 
+banner makefile; run_makefile_check
 if ((built)); then
     banner regress; run_regress
     banner tap; run_tap
