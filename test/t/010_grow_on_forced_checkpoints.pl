@@ -113,14 +113,14 @@ note("forced before: $forced_during_first_load, after: $forced_after, "
 note_decisions($node, 'decisions after both loads');
 
 # status() explains it: its last action is the last decision, a growth or
-# the settling of one (reading both may straddle a decision: read again)
+# the settling of one (reading both may straddle a decision: read again).
+# The last decision by position: no column list, which a new column of
+# decisions() would shift onto the ordinality.
 my $status_vs_last = q{
 SELECT s.last_action, s.last_reason, d.action, d.reason
 FROM walsizer.status() s LEFT JOIN
-     (SELECT action, reason FROM walsizer.decisions() WITH ORDINALITY
-             x(at, action, old_mb, new_mb, requested, timed, wal_forced,
-               wal_bytes, window_s, confirmed, reason, n)
-      ORDER BY n DESC LIMIT 1) d ON true};
+     (SELECT action, reason FROM walsizer.decisions() WITH ORDINALITY AS x
+      ORDER BY x.ordinality DESC LIMIT 1) d ON true};
 my ($st_action, $st_reason, $last_action, $last_reason);
 for my $try (1 .. 5)
 {

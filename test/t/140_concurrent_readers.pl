@@ -96,9 +96,8 @@ SELECT check_that(count(*) <= 64, format('%s decisions', count(*)))
    AND check_that(count(*) FILTER (WHERE (reason <> '') IS NOT TRUE) = 0, 'decision without reason')
    AND check_that(count(*) FILTER (WHERE (at >= previous_at OR previous_at IS NULL) IS NOT TRUE) = 0,
                   'decisions out of order')
-FROM (SELECT d.*, lag(at) OVER (ORDER BY n) AS previous_at
-      FROM walsizer.decisions() WITH ORDINALITY d(at, action, old_mb, new_mb, requested,
-           timed, wal_forced, wal_bytes, window_s, confirmed, reason, n)) ds;
+FROM (SELECT d.*, lag(at) OVER (ORDER BY d.ordinality) AS previous_at
+      FROM walsizer.decisions() WITH ORDINALITY AS d) ds;
 EOF
 close $fh;
 
