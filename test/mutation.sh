@@ -43,7 +43,9 @@
 #   CC, FUZZ_CC, PROVE  as make passes them (test/pure.mk's defaults else)
 #
 # Unit and sim tests run without sanitizers, for speed; the fuzzers keep
-# theirs.  Nothing is cached between mutants: each one is a clean build.
+# theirs.  Each mutant's copy starts from the unmutated tree's build, so
+# that only the mutated module is compiled again and what links it relinked
+# (the mutation is applied after the copy, so its file is the newest).
 
 set -u
 # make mutation's own flags and variables must not reach the copies' makes
@@ -136,6 +138,8 @@ if [ "${1:-}" = "--run-one" ]; then
 	copy=$work/trees/$id
 	copy_tree "$work/snapshot" "$copy" || { echo error >"$work/results/$id"; exit 0; }
 	cd "$copy" || exit 0
+	# the unmutated build, timestamps kept: the mutation below is newer
+	[ ! -d "$work/baseline-build" ] || cp -a "$work/baseline-build" test/build
 	if ! apply_mutation "$mutant" 2>"$work/logs/$id.log"; then
 		result=error
 	else
@@ -239,6 +243,10 @@ if [ "$(cat "$work/results/baseline")" != pass ]; then
 	echo "mutation: scratch directory kept: $work" >&2
 	exit 2
 fi
+# Its build seeds every mutant's copy: make then recompiles only the
+# mutated module (newer than its object) and relinks what uses it, instead
+# of every module and test (test/pure.mk's rules say what depends on what).
+mv "$work/trees/baseline/test/build" "$work/baseline-build"
 rm -rf "$work/trees/baseline"
 
 echo "mutation: $total mutants, $jobs at a time, FUZZ_RUNS=$fuzz_runs"

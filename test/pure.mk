@@ -54,10 +54,18 @@ $(PURE_BUILD)/obj/%.o: $(srcdir)/%.c $(PURE_HEADERS)
 UNIT_PROGRAMS = $(patsubst $(srcdir)/test/unit/%.c,$(PURE_BUILD)/unit/%,\
 	$(wildcard $(srcdir)/test/unit/test_*.c))
 
-$(PURE_BUILD)/unit/%: $(srcdir)/test/unit/%.c $(PURE_OBJECTS) $(PURE_HEADERS) \
+# Compiled and linked in two steps: a changed module (a mutant, say)
+# relinks every unit test but recompiles none of them.
+UNIT_OBJECTS = $(addsuffix .o,$(UNIT_PROGRAMS))
+.SECONDARY: $(UNIT_OBJECTS)
+
+$(PURE_BUILD)/unit/%.o: $(srcdir)/test/unit/%.c $(PURE_HEADERS) \
 		$(wildcard $(srcdir)/test/unit/*.h)
 	@mkdir -p $(@D)
 	@echo "  CC $@"
+	@$(CC) $(PURE_CFLAGS) -c -o $@ $<
+
+$(PURE_BUILD)/unit/%: $(PURE_BUILD)/unit/%.o $(PURE_OBJECTS)
 	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_OBJECTS) -lm
 
 .PHONY: unit
