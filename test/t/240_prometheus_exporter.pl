@@ -117,6 +117,21 @@ $node->safe_psql('postgres',
 
 # --- the exporter ---------------------------------------------------------
 
+# The exporter's built-in collectors, from its --help: each version has
+# its own set (0.11: database and bgwriter; 0.17 and later: twenty or so),
+# and an unknown --no-collector flag stops it.
+my @collectors;
+sub exporter_collectors
+{
+	if (!@collectors)
+	{
+		my $help = `$exporter --help 2>&1`;
+		my %seen;
+		@collectors = grep { !$seen{$_}++ } $help =~ /--collector\.([a-z_]+)/g;
+	}
+	return @collectors;
+}
+
 # Starts the exporter on a free port against the database and role given;
 # returns a handle for scrape() and stop_exporter().
 sub start_exporter
@@ -127,11 +142,11 @@ sub start_exporter
 	local $ENV{DATA_SOURCE_NAME} =
 	  "host=$host port=$port user=$user dbname=$dbname sslmode=disable";
 	# only what the queries file defines: the default and settings
-	# metrics, and the database and bgwriter collectors, are other queries
+	# metrics, and every collector, are other queries
 	$run->{handle} = IPC::Run::start(
 		[ $exporter, "--extend.query-path=$queries",
 		  '--disable-default-metrics', '--disable-settings-metrics',
-		  '--no-collector.database', '--no-collector.bgwriter',
+		  (map { "--no-collector.$_" } exporter_collectors()),
 		  "--web.listen-address=127.0.0.1:$listen" ],
 		'<', \undef, '>', \$run->{out}, '2>', \$run->{err});
 	return $run;
