@@ -55,8 +55,11 @@ display_name(const char *path, char *buf, size_t len)
  * those files.  Parameter names are case-insensitive, as to the server.
  * The last setting wins even when the server cannot use it (not a size,
  * or below max_wal_size's minimum of 2 MB): the server then rejects that
- * line and keeps the value it runs, it never falls back to an earlier
- * line, so there is nothing to adopt and *mb_out is 0.
+ * line and keeps the value it runs, it falls back to no earlier line
+ * spelled the same, so there is nothing to adopt and *mb_out is 0.  (The
+ * server drops an earlier line only for a later one spelled exactly alike,
+ * so an earlier valid line spelled otherwise would still apply there; that
+ * mix is not modelled: nothing is adopted, which errs on the safe side.)
  */
 static void
 last_max_wal_size(ConfigVariable *head, int64 *mb_out, char *name,

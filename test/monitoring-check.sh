@@ -78,6 +78,12 @@ for v in "${variants[@]}"; do
         result 0 "the rule tests notice: $what" "the variant no longer applies: $(cat "$scratch/err")"
         continue
     fi
+    # a variant that does not even load would fail the tests for that
+    # reason alone: it must be a valid rules file that the tests reject
+    if ! "$promtool" check rules "$scratch/${rules##*/}" >"$scratch/out" 2>&1; then
+        result 0 "the rule tests notice: $what" "the variant is not a valid rules file: $(tail -n 3 "$scratch/out")"
+        continue
+    fi
     if (cd "$scratch" && "$promtool" test rules "${rule_tests##*/}" >"$scratch/out" 2>&1); then
         result 0 "the rule tests notice: $what" "promtool test rules passed with the variant"
     else

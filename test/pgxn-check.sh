@@ -78,6 +78,7 @@ broken=(
     '$m->{tags} = ["a/b"]'                                   'tags: "a/b" is not a tag'
     '$m->{name} = "pg walsizer"'                             'is not a term'
     '$m->{maintainer} = []'                                  'maintainer: not a string'
+    '$m->{no_index} = { directory => ["nope"] }'             'no_index.directory: "nope" does not exist'
 )
 mkdir -p "$scratch/broken"
 # the broken copies sit in a copy of the tree's files they refer to
@@ -146,8 +147,8 @@ fi
 "${as_user[@]}" pg_ctl -D "$scratch/data" -m fast stop >/dev/null
 
 if pgxn uninstall --pg_config "$pg_config" --make make --nosudo "$dist/" >"$scratch/uninstall.log" 2>&1 &&
-    [[ ! -e $pkglibdir/pg_walsizer.so ]]; then
-    ok "pgxn uninstall removed pg_walsizer.so"
+    [[ ! -e $pkglibdir/pg_walsizer.so && ! -e $sharedir/extension/pg_walsizer--$default_version.sql ]]; then
+    ok "pgxn uninstall removed pg_walsizer.so and pg_walsizer--$default_version.sql"
 else
     not_ok "pgxn uninstall: $(tail -n 20 "$scratch/uninstall.log")"
 fi

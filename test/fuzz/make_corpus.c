@@ -378,7 +378,7 @@ reseal(unsigned char *buf, size_t len)
  * 4, version 3 (which has no action totals), version 2 (which also has no
  * role in its records) or version 1 (which also has no crash recovery
  * fields) wrote it.  Every third record was made on
- * a standby, which only version 3 keeps.
+ * a standby, which versions 3 and 4 keep.
  */
 static void
 state_seed(const char *dir, const char *name, int records, int rates,
