@@ -44,7 +44,7 @@ pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, one major after the o
     unit and sim on ${majors[-1]} (they include nothing from PostgreSQL), and the
     Debian package on 17
   - the slow TAP files (${slow_files% }) on ${majors[-1]} only
-  About an hour on 2 cores (under 60 minutes in the last full run); ends with
+  About an hour on 2 cores (64 minutes in the last full run); ends with
   a table per major and "N passed, N failed".
 EOF_PLAN
 
