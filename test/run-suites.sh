@@ -4,6 +4,7 @@
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
 #                      [--pgxn] [--monitoring] [--package] [--no-slow-tap] [--no-pure]
+#   test/run-suites.sh [--pg-config PATH] [--user USER] --tap-only FILE...
 #
 # Run as root where that major's server and headers are installed: on the
 # host, or inside a chroot made by test/chroot.sh. The source tree (the
@@ -47,6 +48,10 @@
 #            the files make install put in the major's directories, so
 #            make install runs again afterwards for whoever comes next
 #            (pg-matrix.sh uses 15's installed advisor for later majors)
+#   --tap-only FILE...  build, install and run just these TAP files (paths
+#            relative to the tree, e.g. test/t/090_shrink_after_load.pl),
+#            for a developer checking a change; every other option is
+#            ignored
 # Where /usr/bin/prometheus-postgres-exporter is installed, the TAP tests
 # run with WALSIZER_REQUIRE_EXPORTER=1: test/t/240_prometheus_exporter.pl
 # fails rather than skips if it cannot use it.
@@ -64,6 +69,7 @@ say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
 pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 pgxn=0 monitoring=0 package=0 slow_tap=1 pure=1
+tap_only=()
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift 2 ;;
@@ -76,6 +82,7 @@ while (($#)); do
         --package) package=1; shift ;;
         --no-slow-tap) slow_tap=0; shift ;;
         --no-pure) pure=0; shift ;;
+        --tap-only) shift; tap_only=("$@"); (($#)) || usage; shift $# ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
     esac
@@ -248,13 +255,14 @@ run_regress() {
 # tmp_check/log to show when it fails (installcheck empties tmp_check).
 run_tap() {
     local files=(test/t/*.pl) f t0 passed=0 failed=0 skipped=() not_run=() notes=()
+    ((${#tap_only[@]} == 0)) || files=("${tap_only[@]}")
     if [[ ! -f ${files[0]} ]]; then
         record tap 0 1 "no test/t/*.pl files"
         return
     fi
     for f in "${files[@]}"; do
         # the slowest files run on the newest major of the matrix only
-        if ((!slow_tap)) && grep -q '^# walsizer-test: slow$' "$f"; then
+        if ((!slow_tap && ${#tap_only[@]} == 0)) && grep -q '^# walsizer-test: slow$' "$f"; then
             not_run+=("${f##*/}")
             echo "not run on this major (slow) - $f"
             continue
@@ -303,6 +311,14 @@ run_pure() {
         record "$target" "$passed" "$failed"
     fi
 }
+
+if ((${#tap_only[@]})); then
+    banner "tap (${tap_only[*]})"
+    if ((built)); then run_tap; else record tap 0 1 "not run: build failed"; fi
+    echo "$total_pass passed, $total_fail failed"
+    ((total_fail == 0))
+    exit
+fi
 
 banner makefile; run_makefile_check
 if ((built)); then
