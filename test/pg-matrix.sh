@@ -5,13 +5,15 @@
 #   test/pg-matrix.sh [MAJOR...]        MAJOR: 15, 17, 18, 19 (default: all)
 #
 # 15 runs on the host from Debian 12's own packages (installed first when
-# missing), including fuzz-smoke, the mutation check, bench-smoke and the
-# PGXN checks (none of them depends on the major). The Debian package
-# (test/package.sh) is built and checked on 15 and 17. 17, 18 and 19 need
-# a newer libc and run in chroots from test/chroot.sh, prepared in the
-# background while 15's suites run. test/run-suites.sh does the work for each major; a failing major does
-# not stop the next one. Ends with a per-major table and, as the last line,
-# "N passed, N failed" summed over all majors; exits 1 if anything failed.
+# missing); 17, 18 and 19 need a newer libc and run in chroots from
+# test/chroot.sh, prepared in the background. Two lanes run side by side,
+# one per core: the host's 15 (then 18), and the newest major (then 17).
+# 15 and the newest run every suite, the majors between pg_regress and the
+# version-dependent TAP files (see suite_args below). test/run-suites.sh
+# does the work for each major; a failing major does not stop the next
+# one. Each major's log is printed when both lanes are done; then a table
+# per major and, as the last line, "N passed, N failed" summed over all
+# majors; exits 1 if anything failed.
 # Needs root. WALSIZER_APT_UPDATED=1 skips "apt-get update" before
 # installing host packages (the caller has just run it).
 set -euo pipefail
@@ -33,19 +35,19 @@ done
 # Say first what is going to happen and how long it takes: on a fresh
 # machine the first minutes are package downloads with little output.
 slow_files=$({ grep -l '^# walsizer-test: slow$' "$srcdir"/test/t/*.pl 2>/dev/null || true; } | xargs -r -n1 basename | tr '\n' ' ')
+version_files=$(grep -l '^# walsizer-test: version-dependent$' "$srcdir"/test/t/*.pl 2>/dev/null | wc -l || true)
 cat <<EOF_PLAN
-pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, one major after the other:
+pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, two majors at a time:
   - 15 on this machine, from Debian 12's packages (installed first if missing):
     pg_regress, the TAP files, unit, sim, fuzz-smoke, the mutation check,
     bench-smoke, the PGXN checks, the monitoring checks (promtool) and
     the Debian package (test/package.sh)
-  - 17, 18, 19 in Debian chroots under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
-    (built once, about 10 minutes, while 15 is tested): pg_regress, TAP, and
-    unit and sim on ${majors[-1]} (they include nothing from PostgreSQL), and the
-    Debian package on 17
-  - the slow TAP files (${slow_files% }) on ${majors[-1]} only
-  About an hour on 2 cores (64 minutes in the last full run); ends with
-  a table per major and "N passed, N failed".
+  - ${majors[-1]} (the newest) in a Debian chroot under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
+    (built once, a few minutes): pg_regress, every TAP file, unit and sim;
+    the slow TAP files (${slow_files% }) run there only
+  - the majors between, in chroots too: pg_regress and the ${version_files}
+    version-dependent TAP files; the Debian package on 17
+  Ends with a table per major and "N passed, N failed".
 EOF_PLAN
 
 # Host packages: 15's server, headers, TAP and fuzzing toolchain, the
@@ -130,8 +132,6 @@ wait_prepare() {
 }
 
 declare -A row_pass row_fail row_note row_prep row_test
-# set once 15's suites have installed it (the majors run in order, 15 first)
-host_advisor=
 total_pass=0 total_fail=0
 
 # Totals of one run-suites.sh log: its last "N passed, N failed" line.
@@ -148,66 +148,109 @@ tally() {
     row_pass[$major]=$p row_fail[$major]=$f
 }
 
-for m in "${majors[@]}"; do
-    printf '\n########## PostgreSQL %s\n' "$m"
-    log=$logdir/run-$m.log rc=0
-    # the slowest TAP files (marked "# walsizer-test: slow") run on the
-    # newest major of the run only: 15 already runs the mutation, fuzz and
-    # benchmark suites, and the run stays under an hour on two cores
-    slow=()
-    [[ $m == "${majors[-1]}" ]] || slow=(--no-slow-tap)
-    # unit and sim include nothing from PostgreSQL: they run on 15 and on
-    # the newest major (the newest compiler) only
-    pure=()
-    [[ $m == 15 || $m == "${majors[-1]}" ]] || pure=(--no-pure)
+newest=${majors[-1]}
+# What runs where. 15 (the host's) and the newest major run every suite but
+# the slow TAP files, which run on the newest only; unit and sim include
+# nothing from PostgreSQL and run on those two as well. The majors between
+# run pg_regress and the TAP files that exercise version-dependent code
+# (marked "# walsizer-test: version-dependent"): what is the same on every
+# major was proven on 15 and the newest. The Debian package is built and
+# checked on 15 and on 17, the default major of the chroot's release.
+suite_args() { # MAJOR
+    local m=$1 args=()
+    [[ $m == "$newest" ]] || args+=(--no-slow-tap)
     if [[ $m == 15 ]]; then
-        row_prep[$m]="host"
+        args+=(--fuzz --mutation --bench-smoke --pgxn --monitoring)
+    elif [[ $m != "$newest" ]]; then
+        args+=(--no-pure --version-tap-only)
+    fi
+    [[ $m != 15 && $m != 17 ]] || args+=(--package)
+    ((${#args[@]} == 0)) || printf '%s\n' "${args[@]}"
+}
+
+# One major's suites; writes run-MAJOR.log and run-MAJOR.status
+# ("RC SECONDS PREP..."). Runs inside a lane, in the background.
+run_major() {
+    local m=$1 log=$logdir/run-$1.log rc=0 t0 waited prep args=()
+    mapfile -t args < <(suite_args "$m")
+    if [[ $m == 15 ]]; then
+        prep=host
         t0=$SECONDS
-        bash "$here/run-suites.sh" --fuzz --mutation --bench-smoke --pgxn --monitoring --package \
-            --pg-config /usr/lib/postgresql/15/bin/pg_config \
-            "${slow[@]}" 2>&1 |
-            tee "$log" || rc=$?
-        row_test[$m]=$((SECONDS - t0))
-        host_advisor=/usr/lib/postgresql/15/bin/pg_walsizer_advisor
+        bash "$here/run-suites.sh" --pg-config /usr/lib/postgresql/15/bin/pg_config \
+            "${args[@]}" >"$log" 2>&1 || rc=$?
     else
         t0=$SECONDS
         wait_prepare "$m"
         waited=$((SECONDS - t0))
-        row_prep[$m]="${state[$m]} ${prep_secs}s (waited ${waited}s)"
+        prep="${state[$m]} ${prep_secs}s (waited ${waited}s)"
         say "PostgreSQL $m chroot: ${state[$m]}, prepared in ${prep_secs}s, waited ${waited}s"
         if ((prep_rc != 0)); then
-            cat "$logdir/prepare-$m.log" >&2
-            row_pass[$m]=0 row_fail[$m]=1 row_test[$m]=0 row_note[$m]="chroot preparation failed"
-            total_fail=$((total_fail + 1))
-            continue
+            cp "$logdir/prepare-$m.log" "$log"
+            echo "1 0 chroot preparation failed" >"$logdir/run-$m.status"
+            return
         fi
         t0=$SECONDS
-        # the Debian package is built and checked on the host's 15 and on
-        # 17, the default major of the chroot's release (see chroot.sh)
-        package=()
-        [[ $m != 17 ]] || package=(--package)
         # run-suites.sh copies /src into the chroot's scratch space itself.
         bash "$chroot_sh" run "$m" --bind "$srcdir:/src" -- \
             bash /src/test/run-suites.sh --pg-config "/usr/lib/postgresql/$m/bin/pg_config" \
-            "${package[@]}" "${slow[@]}" "${pure[@]}" 2>&1 |
-            tee "$log" || rc=$?
-        row_test[$m]=$((SECONDS - t0))
+            "${args[@]}" >"$log" 2>&1 || rc=$?
     fi
+    echo "$rc $((SECONDS - t0)) $prep" >"$logdir/run-$m.status"
+    say "PostgreSQL $m: $(tail -n 1 "$log") in $((SECONDS - t0))s"
+}
+
+# Two lanes side by side, one for each core: the host's 15, and the
+# newest major in its chroot; the majors between go to the lane with less
+# to do (18 after 15, 17 after the newest, whose slow files take longer).
+# Within a lane the majors run one after the other, each test file alone,
+# so the tests see a machine as busy as a shared CI machine, not busier.
+lane_a=() lane_b=() middle=()
+for m in "${majors[@]}"; do
+    if [[ $m == 15 ]]; then lane_a+=("$m")
+    elif [[ $m == "$newest" ]]; then lane_b=("$m" "${lane_b[@]}")
+    else middle=("$m" "${middle[@]}"); fi
+done
+i=0
+for m in "${middle[@]}"; do # newest first: 18 to lane a, 17 to lane b
+    if ((i++ % 2 == 0)); then lane_a+=("$m"); else lane_b+=("$m"); fi
+done
+lane_pids=()
+for lane in "${lane_a[*]}" "${lane_b[*]}"; do
+    [[ -n $lane ]] || continue
+    # shellcheck disable=SC2086 # a lane is a list of majors
+    (for m in $lane; do run_major "$m"; done) &
+    lane_pids+=("$!")
+done
+for pid in "${lane_pids[@]}"; do wait "$pid" || true; done
+
+for m in "${majors[@]}"; do
+    printf '\n########## PostgreSQL %s\n' "$m"
+    log=$logdir/run-$m.log
+    cat "$log" 2>/dev/null || true
+    rc=1 secs=0 prep="no status: the run did not finish"
+    [[ ! -e $logdir/run-$m.status ]] || read -r rc secs prep <"$logdir/run-$m.status"
+    row_prep[$m]=$prep row_test[$m]=$secs
     tally "$m" "$log" "$rc"
-    # the advisor 15's build installed on the host, with 15's libpq, against
-    # this newer server: one more check, counted with this major's
-    if [[ $m != 15 && -n $host_advisor ]]; then
+done
+
+# the advisor 15's build installed on the host, with 15's libpq, against
+# each newer server: one more check, counted with that major
+host_advisor=/usr/lib/postgresql/15/bin/pg_walsizer_advisor
+if [[ " ${majors[*]} " == *" 15 "* ]]; then
+    for m in "${majors[@]}"; do
+        [[ $m != 15 ]] || continue
         compat_rc=0
-        bash "$here/advisor-libpq-compat.sh" "$m" "$host_advisor" >>"$log" 2>&1 || compat_rc=$?
-        tail -n 1 "$log"
+        bash "$here/advisor-libpq-compat.sh" "$m" "$host_advisor" >>"$logdir/run-$m.log" 2>&1 || compat_rc=$?
+        tail -n 1 "$logdir/run-$m.log"
         if ((compat_rc == 0)); then
             row_pass[$m]=$((row_pass[$m] + 1))
         else
             row_fail[$m]=$((row_fail[$m] + 1)) row_note[$m]="${row_note[$m]:-}advisor with 15's libpq failed"
         fi
-    fi
+    done
+fi
+for m in "${majors[@]}"; do
     total_pass=$((total_pass + row_pass[$m])) total_fail=$((total_fail + row_fail[$m]))
-    say "PostgreSQL $m: ${row_pass[$m]} passed, ${row_fail[$m]} failed in ${row_test[$m]}s"
 done
 
 printf '\n########## Summary\n'

@@ -4,6 +4,7 @@
 #
 #   test/run-suites.sh [--pg-config PATH] [--user USER] [--fuzz] [--mutation] [--bench-smoke]
 #                      [--pgxn] [--monitoring] [--package] [--no-slow-tap] [--no-pure]
+#                      [--version-tap-only]
 #   test/run-suites.sh [--pg-config PATH] [--user USER] --tap-only FILE...
 #
 # Run as root where that major's server and headers are installed: on the
@@ -21,7 +22,11 @@
 #            sql/*.sql it does not list)
 #   tap      prove, one result per test/t/*.pl file; with --no-slow-tap
 #            the files marked "# walsizer-test: slow" are not run, and
-#            the suite's line names them (not counted as passed)
+#            the suite's line names them (not counted as passed); with
+#            --version-tap-only only the files marked "# walsizer-test:
+#            version-dependent" run (those that exercise code that differs
+#            between majors: statistics readers, configuration files,
+#            ALTER SYSTEM), and the line says how many others did not
 #   unit, sim, and with --fuzz fuzz-smoke: one result per TAP test (unit
 #            test, trace, fuzzer), from the summary of prove, which make
 #            unit / sim / fuzz-smoke run; --no-pure leaves out unit and sim
@@ -68,7 +73,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 pgxn=0 monitoring=0 package=0 slow_tap=1 pure=1
+pg_config=${PG_CONFIG:-pg_config} user=postgres fuzz=0 mutation=0 bench_smoke=0 pgxn=0 monitoring=0 package=0 slow_tap=1 pure=1 version_tap_only=0
 tap_only=()
 while (($#)); do
     case $1 in
@@ -82,6 +87,7 @@ while (($#)); do
         --package) package=1; shift ;;
         --no-slow-tap) slow_tap=0; shift ;;
         --no-pure) pure=0; shift ;;
+        --version-tap-only) version_tap_only=1; shift ;;
         --tap-only) shift; tap_only=("$@"); (($#)) || usage; shift $# ;;
         -h | --help) usage ;;
         *) say "unknown argument '$1'"; usage ;;
@@ -254,7 +260,7 @@ run_regress() {
 # TAP: one prove run per file, so each file has its own status and its own
 # tmp_check/log to show when it fails (installcheck empties tmp_check).
 run_tap() {
-    local files=(test/t/*.pl) f t0 passed=0 failed=0 skipped=() not_run=() notes=()
+    local files=(test/t/*.pl) f t0 passed=0 failed=0 skipped=() not_run=() notes=() same_everywhere=0
     ((${#tap_only[@]} == 0)) || files=("${tap_only[@]}")
     if [[ ! -f ${files[0]} ]]; then
         record tap 0 1 "no test/t/*.pl files"
@@ -265,6 +271,11 @@ run_tap() {
         if ((!slow_tap && ${#tap_only[@]} == 0)) && grep -q '^# walsizer-test: slow$' "$f"; then
             not_run+=("${f##*/}")
             echo "not run on this major (slow) - $f"
+            continue
+        fi
+        if ((version_tap_only && ${#tap_only[@]} == 0)) &&
+            ! grep -q '^# walsizer-test: version-dependent$' "$f"; then
+            same_everywhere=$((same_everywhere + 1))
             continue
         fi
         # each test starts with an empty disk-test filesystem
@@ -289,6 +300,7 @@ run_tap() {
     done
     ((${#skipped[@]} == 0)) || notes+=("skipped, not counted: ${skipped[*]}")
     ((${#not_run[@]} == 0)) || notes+=("slow, not run on this major: ${not_run[*]}")
+    ((same_everywhere == 0)) || notes+=("$same_everywhere not version-dependent, not run on this major")
     record tap "$passed" "$failed" "$(IFS=';'; echo "${notes[*]}")"
 }
 

@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (checkpoint counters, read from pg_stat_bgwriter or pg_stat_checkpointer by major: test/pg-matrix.sh runs it on every major)
+#
 # Under a write load that forces checkpoints with max_wal_size = 32MB,
 # walsizer grows max_wal_size from the measured WAL rate, the server applies
 # it, the decision is recorded with its figures, and the same load afterwards

@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (each major resets its checkpoint counters its own way: test/pg-matrix.sh runs it on every major)
+#
 # A reset of the checkpoint statistics (pg_stat_reset_shared) makes the
 # counters go backwards or restart.  walsizer notices, decides nothing at the
 # end of the window the reset happened in, although that window's WAL calls

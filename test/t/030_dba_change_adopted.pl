@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (ALTER SYSTEM and the configuration files the server reads: test/pg-matrix.sh runs it on every major)
+#
 # A max_wal_size the DBA sets is adopted as walsizer's baseline and floor:
 # walsizer records it, does not undo it, does not shrink below it, and
 # remembers it across a restart.

@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (requested checkpoints, counted differently from 18 on: test/pg-matrix.sh runs it on every major)
+#
 # CHECKPOINT commands (a cron job, base backups) also count as requested
 # checkpoints, but they are not caused by WAL volume: walsizer must not grow
 # max_wal_size because of them.

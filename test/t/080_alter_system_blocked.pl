@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (allow_alter_system exists from 17 on: test/pg-matrix.sh runs it on every major)
+#
 # With allow_alter_system = off (PostgreSQL 17 and later) walsizer cannot
 # change max_wal_size: it says so once, reports "blocked" in status(), keeps
 # measuring and recommending, and never restarts or floods the log.

@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (ALTER SYSTEM and postgresql.auto.conf as each major writes them: test/pg-matrix.sh runs it on every major)
+#
 # A DBA's ALTER SYSTEM SET max_wal_size that comes while walsizer is
 # changing the size is never lost: walsizer checks postgresql.auto.conf for
 # a value awaiting a reload and writes its own under one lock, which every

@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (each major's configuration file parser: test/pg-matrix.sh runs it on every major)
+#
 # A DBA who edits max_wal_size in postgresql.conf (or a file it includes)
 # after walsizer wrote one into postgresql.auto.conf would otherwise see
 # nothing change: postgresql.auto.conf is read last and wins.  walsizer

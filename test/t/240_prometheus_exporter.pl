@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (each major's statistics, and the exporter each Debian release ships: test/pg-matrix.sh runs it on every major)
+#
 # The real prometheus-postgres-exporter, given monitoring/
 # postgres_exporter_queries.yaml, serves walsizer.status() and
 # walsizer.decision_counts() as Prometheus metrics: each with its help
