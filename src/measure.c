@@ -707,10 +707,12 @@ walsizer_measure_size_changed(WalsizerMeasure *ms)
  * (17+) counted restartpoints, and the first checkpoint after a promotion
  * is requested by the promotion itself, from a redo pointer that may lie
  * far behind.  Those start afresh, with a new window from this sample.
+ * "promoted" is false when an archive recovery ended without a promotion
+ * (or in a simulation's demotion).
  */
 void
 walsizer_measure_role_changed(WalsizerMeasure *ms, const WalsizerSample *sample,
-							  const WalsizerMeasureSettings *set)
+							  const WalsizerMeasureSettings *set, bool promoted)
 {
 	uint64_t	redo_lsn = ms->latest.redo_lsn;
 
@@ -725,7 +727,12 @@ walsizer_measure_role_changed(WalsizerMeasure *ms, const WalsizerSample *sample,
 	ms->timed_cycle_fpi_bytes = 0;
 	ms->last_redo_move_at_us = 0;
 	memset(&ms->last_cycle, 0, sizeof(ms->last_cycle));
-	ms->next_redo_move_unjudged = true;
+	/*
+	 * Only a promotion leaves its checkpoint to come: an archive recovery
+	 * that ends by itself runs its end-of-recovery checkpoint before the
+	 * server leaves recovery, so the redo pointer is already this role's.
+	 */
+	ms->next_redo_move_unjudged = promoted;
 
 	/*
 	 * The new role's counters and redo pointer are the baseline; a redo

@@ -165,7 +165,8 @@ extern void walsizer_measure_end_window(WalsizerMeasure *ms,
 extern void walsizer_measure_size_changed(WalsizerMeasure *ms);
 extern void walsizer_measure_role_changed(WalsizerMeasure *ms,
 										  const WalsizerSample *sample,
-										  const WalsizerMeasureSettings *set);
+										  const WalsizerMeasureSettings *set,
+										  bool promoted);
 extern void walsizer_measure_forget_load(WalsizerMeasure *ms,
 										 const WalsizerMeasureSettings *set);
 extern void walsizer_measure_window_length_changed(WalsizerMeasure *ms,

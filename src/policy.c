@@ -1159,6 +1159,13 @@ step_shrink_slowly(DecideContext *c)
 
 	if (!c->m->window_end || c->s->shrink_after <= 0)
 		return false;
+	/*
+	 * A standby's need is measured over whole checkpoint_timeouts of
+	 * replayed WAL (estimate_load): until its history covers one, a window
+	 * that needed little says nothing about the load, and is not quiet.
+	 */
+	if (c->m->standby && !c->m->peak_covers_cycle)
+		return false;
 	shrink_floor = shrink_floor_mb(c);
 	count_quiet_window(c, shrink_floor);
 	if (c->d->state.windows_below_half < c->s->shrink_after ||

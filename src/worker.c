@@ -80,6 +80,12 @@
  */
 #define COUNTERS_SAVE_INTERVAL_S 10
 
+/*
+ * How long after a stop on pg_terminate_backend() or an error the
+ * postmaster starts the worker again (bgw_restart_time).
+ */
+#define WALSIZER_RESTART_TIME_S 5
+
 /* The worker's own memory; shared figures live in walsizer_shared. */
 /* Times named *_us are on the monotonic clock (monotonic_clock.h). */
 typedef struct WorkerState
@@ -195,7 +201,9 @@ wsw_refresh_disk_cap(int64 now_us)
 }
 
 /*
- * The standby this worker runs on was promoted.  The size it set for the
+ * The standby this worker runs on was promoted (or an archive recovery
+ * ended: then its end-of-recovery checkpoint has completed, and nothing
+ * is left to wait for; see walsizer_measure_role_changed).  The size it set for the
  * WAL it replayed is the size the load needs here, and the history and
  * the WAL rate go on; only what described restartpoints starts afresh
  * (walsizer_measure_role_changed).
@@ -203,7 +211,8 @@ wsw_refresh_disk_cap(int64 now_us)
 static void
 wsw_role_changed(const WalsizerSample *sample, const WalsizerMeasureSettings *set)
 {
-	walsizer_measure_role_changed(&ws.measure, sample, set);
+	walsizer_measure_role_changed(&ws.measure, sample, set,
+								  !sample->standby && PromoteIsTriggered());
 	ereport(LOG,
 			(errmsg("pg_walsizer: the server is now a %s; max_wal_size %d MB is kept",
 					sample->standby ? "standby" : "primary", max_wal_size_mb),
@@ -485,19 +494,15 @@ wsw_detach(int code, Datum arg)
 {
 	if (walsizer_shared == NULL)
 		return;
+	/*
+	 * A stop on SIGTERM saved the state before exiting (see
+	 * wsw_stop_on_request); after an error or a crash, what changed since
+	 * the last save is lost.
+	 */
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
 	walsizer_shared->worker_pid = 0;
 	walsizer_shared->worker_latch = NULL;
 	LWLockRelease(walsizer_shared->lock);
-	/*
-	 * A clean stop (SIGTERM, see walsizer_worker_main) keeps the policy's
-	 * counters; a crash loses what changed since the last save.
-	 */
-	if (code == 0)
-	{
-		walsizer_recovery_note_clean_stop();
-		walsizer_state_save();
-	}
 }
 
 static void
@@ -560,6 +565,27 @@ wsw_reload_config(void)
 	walsizer_measure_window_length_changed(&ws.measure, &set);
 }
 
+/*
+ * SIGTERM comes from the postmaster when the server stops, and from a
+ * superuser's pg_terminate_backend() (a routine "terminate every other
+ * backend" before maintenance hits the worker too); the worker cannot tell
+ * them apart.  It saves its state and exits with code 1: the postmaster
+ * starts a worker that exited non-zero again after bgw_restart_time, unless
+ * the server is shutting down, and never restarts one that exited with 0.
+ * PostgreSQL's own logical replication launcher stops the same way.
+ */
+static void
+wsw_stop_on_request(void)
+{
+	ereport(LOG,
+			(errmsg("pg_walsizer is stopping on a termination request; its state is saved"),
+			 errdetail("Unless the server is shutting down, the postmaster starts pg_walsizer again in %d s.",
+					   WALSIZER_RESTART_TIME_S)));
+	walsizer_recovery_note_clean_stop();
+	walsizer_state_save();
+	proc_exit(1);
+}
+
 void
 walsizer_worker_main(Datum main_arg)
 {
@@ -568,9 +594,9 @@ walsizer_worker_main(Datum main_arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 
 	/*
-	 * Not die(): it exits with code 1, as after an error, and the policy's
-	 * counters would not be saved.  A shutdown request ends the loop below
-	 * at the next wake-up, and the worker exits cleanly.
+	 * Not die(): it would exit at once, without saving the policy's
+	 * counters.  A shutdown request ends the loop below at the next
+	 * wake-up, and wsw_stop_on_request() saves them and exits.
 	 */
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
@@ -611,8 +637,7 @@ walsizer_worker_main(Datum main_arg)
 		MemoryContextReset(iteration_context);
 	}
 
-	/* wsw_detach() saves the state on the way out */
-	proc_exit(0);
+	wsw_stop_on_request();
 }
 
 /* Called from _PG_init() while shared_preload_libraries are processed. */
@@ -631,7 +656,7 @@ walsizer_register_worker(void)
 	 * state for connections, and the worker starts at its promotion.
 	 */
 	worker.bgw_start_time = BgWorkerStart_ConsistentState;
-	worker.bgw_restart_time = 5;
+	worker.bgw_restart_time = WALSIZER_RESTART_TIME_S;
 	snprintf(worker.bgw_library_name, sizeof(worker.bgw_library_name),
 			 "pg_walsizer");
 	snprintf(worker.bgw_function_name, sizeof(worker.bgw_function_name),

@@ -53,10 +53,11 @@
 #            the files make install put in the major's directories, so
 #            make install runs again afterwards for whoever comes next
 #            (pg-matrix.sh uses 15's installed advisor for later majors)
-#   --tap-only FILE...  build, install and run just these TAP files (paths
-#            relative to the tree, e.g. test/t/090_shrink_after_load.pl),
-#            for a developer checking a change; every other option is
-#            ignored
+#   --tap-only FILE...  build and run just these TAP files (paths relative
+#            to the tree, e.g. test/t/090_shrink_after_load.pl), for a
+#            developer checking a change; every other option is ignored.
+#            The build is installed under the scratch directory, not over
+#            the major's files: several trees can be checked at once
 # Where /usr/bin/prometheus-postgres-exporter is installed, the TAP tests
 # run with WALSIZER_REQUIRE_EXPORTER=1: test/t/240_prometheus_exporter.pl
 # fails rather than skips if it cannot use it.
@@ -194,10 +195,25 @@ banner() { printf '\n===== PG %s %s\n' "$major" "$*"; }
 # is the PGXS variable for extra compiler flags; test/pure.mk adds it too)
 make_vars=(PG_CONFIG="$pg_config" COPT=-Werror)
 
+# With --tap-only the build is installed into the scratch directory, not
+# over the major's own files: Debian's extension_destdir and
+# dynamic_library_path (in TEMP_CONFIG, which PostgreSQL::Test::Cluster
+# appends to every node's postgresql.conf) make the servers load it from
+# there, so several trees can be checked at once on one machine.
+install_args=(install)
+if ((${#tap_only[@]})); then
+    private=$scratch/install
+    install_args=(DESTDIR="$private" install)
+    printf "extension_destdir = '%s'\ndynamic_library_path = '%s:\$libdir'\n" \
+        "$private" "$private$("$pg_config" --pkglibdir)" >"$scratch/private-install.conf"
+    as_user+=(TEMP_CONFIG="$scratch/private-install.conf"
+        WALSIZER_ADVISOR="$private$bindir/pg_walsizer_advisor")
+fi
+
 banner "build and install ($version)"
 built=0
 if step "$logs/build" "${as_user[@]}" make "${make_vars[@]}" &&
-    step "$logs/install" make "${make_vars[@]}" install; then
+    step "$logs/install" make "${make_vars[@]}" "${install_args[@]}"; then
     built=1
 else
     say "build or make install failed: the server suites cannot run"

@@ -311,6 +311,8 @@ sub poll_until
 # --bindir, which installcheck puts first on PATH).
 sub advisor_path
 {
+	# run-suites.sh --tap-only installs the build elsewhere and says where
+	return $ENV{WALSIZER_ADVISOR} if $ENV{WALSIZER_ADVISOR};
 	my $bindir = `pg_config --bindir`;
 	chomp $bindir;
 	my $path = "$bindir/pg_walsizer_advisor";

@@ -1,5 +1,6 @@
 # The policy's counters (quiet windows before a shrink, windows since the
-# last change) survive a clean stop exactly and a crash of the worker with
+# last change) survive a clean stop and pg_terminate_backend() of the worker
+# (which comes back by itself) exactly, and a crash of the worker with
 # at most a few seconds lost, and windows cut short by walsizer.check_now()
 # count towards neither: a dozen calls do not stand for a dozen windows.
 use strict;
@@ -8,6 +9,7 @@ use FindBin;
 use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(time);
 use WalsizerTest;
 
 # An idle server at 1 GB with walsizer.min 32 MB: every window is quiet.
@@ -67,6 +69,34 @@ is(planned_quiet_windows(), $before_stop,
 	"the quiet-window count survives a clean stop ($before_stop planned before and after)");
 is(scalar decision_rows($node), 0, 'nothing was decided: the count is only the policy state');
 
+# --- pg_terminate_backend() neither switches it off nor loses the count ---
+# A superuser's "terminate every other backend" before maintenance hits the
+# worker too: it saves its state and the postmaster starts it again after
+# bgw_restart_time (5 s), twice in a row as well.
+for my $round (1, 2)
+{
+	$pid = status_value($node, 'worker_pid');
+	my $offset = -s $node->logfile;
+	my $t0 = time();
+	is($node->safe_psql('postgres',
+			"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'pg_walsizer'"),
+		't', "pg_terminate_backend() of the worker ($round)");
+	ok(poll_until($node,
+			"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM walsizer.status()", 90),
+		"terminated ($round): a new worker runs");
+	my $took = time() - $t0;
+	# bgw_restart_time is 5 s; a worker that exited 0 would never come back
+	cmp_ok($took, '>=', 4, "terminated ($round): back after the restart time (${took} s)");
+	is(planned_quiet_windows(), $before_stop,
+		"terminated ($round): the quiet-window count kept ($before_stop)");
+	my $log = slurp_file($node->logfile, $offset);
+	like($log, qr/pg_walsizer is stopping on a termination request; its state is saved/,
+		"terminated ($round): the stop is logged");
+	unlike($log, qr/reinitializing|terminated by signal/,
+		"terminated ($round): not a crash: the server was not reinitialized");
+}
+is(scalar decision_rows($node), 0, 'nothing was decided through the terminations');
+
 # --- a crash loses at most a few seconds of it ----------------------------
 alter_system('walsizer.interval', '1s');
 wait_for_quiet_windows($before_stop + 25);
@@ -108,5 +138,12 @@ my $planned = planned_quiet_windows();
 ok($planned == $kept || $planned == $kept + 1,
 	"the quiet-window count did not move: $planned planned, $kept kept before");
 
-$node->stop;
+# a real shutdown still stops the worker: the postmaster does not start it
+# again, and the server stops cleanly
+my $offset = -s $node->logfile;
+$node->stop('fast');
+my $log = slurp_file($node->logfile, $offset);
+like($log, qr/pg_walsizer is stopping on a termination request.*database system is shut down/s,
+	'a shutdown stops the worker, and the server shuts down');
+unlike($log, qr/terminated by signal|reinitializing/, 'the shutdown is clean');
 done_testing();

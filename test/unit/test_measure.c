@@ -1152,7 +1152,7 @@ a_promotion_keeps_the_rate_and_forgets_the_restartpoints(void)
 	s.requested = 0;
 	s.timed = 0;
 	write_for_one_second(&s, 4);
-	walsizer_measure_role_changed(&ms, &s, &set);
+	walsizer_measure_role_changed(&ms, &s, &set, true);
 	walsizer_measure_add(&ms, &s, &set);
 	walsizer_measure_get(&ms, true, true, &set, &m);
 	CHECK(!m.standby);
@@ -1184,7 +1184,7 @@ the_promotions_checkpoint_starts_a_cycle_and_is_not_forced(void)
 	start_at_a_checkpoint(&s, &set);
 	run_seconds(&s, &set, 30, 4, 0);	/* 120 MB since the restartpoint */
 	s.standby = false;
-	walsizer_measure_role_changed(&ms, &s, &set);
+	walsizer_measure_role_changed(&ms, &s, &set, true);
 	walsizer_measure_add(&ms, &s, &set);
 	/* 120 MB after the old redo pointer, 4 MB/s: no reach projected */
 	walsizer_measure_get(&ms, false, true, &set, &m);
@@ -1210,6 +1210,32 @@ the_promotions_checkpoint_starts_a_cycle_and_is_not_forced(void)
 }
 
 /*
+ * An archive recovery that ends without a promotion ran its end-of-recovery
+ * checkpoint before the server left recovery: the redo pointer is already
+ * the primary's, and a checkpoint that WAL would force is projected at
+ * once, not muted until the next redo move as after a promotion.
+ */
+static void
+an_archive_recovery_ended_without_promotion_projects_at_once(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.standby = true;
+	s.max_wal_size_mb = 64;
+	start_at_a_checkpoint(&s, &set);
+	run_seconds(&s, &set, 30, 4, 0);	/* 120 MB since the redo pointer */
+	s.standby = false;
+	walsizer_measure_role_changed(&ms, &s, &set, false);
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate_valid);
+	CHECK_UEQ(m.wal_since_redo_bytes, 120 * BYTES_PER_MB);
+	CHECK_UCMP(m.reach_bytes, >, 0);
+}
+
+/*
  * When the promotion's checkpoint had already moved the redo pointer by
  * the first sample as a primary, the next move is an ordinary one.
  */
@@ -1226,7 +1252,7 @@ a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged(void)
 	run_seconds(&s, &set, 5, 4, 0);
 	s.standby = false;
 	checkpoint_after(&s, 1);
-	walsizer_measure_role_changed(&ms, &s, &set);
+	walsizer_measure_role_changed(&ms, &s, &set, true);
 	walsizer_measure_add(&ms, &s, &set);
 	s.requested++;
 	checkpoint_after(&s, 3);	/* 48 MB: far at 32 MB */
@@ -1323,6 +1349,7 @@ main(void)
 	RUN_TEST(suite, peak_reach_restarts_at_a_size_change);
 	RUN_TEST(suite, a_promotion_keeps_the_rate_and_forgets_the_restartpoints);
 	RUN_TEST(suite, the_promotions_checkpoint_starts_a_cycle_and_is_not_forced);
+	RUN_TEST(suite, an_archive_recovery_ended_without_promotion_projects_at_once);
 	RUN_TEST(suite, a_redo_move_seen_with_the_promotion_leaves_the_next_move_judged);
 	RUN_TEST(suite, the_whole_timeouts_rate_is_the_highest_back_to_back_stretch);
 	return unit_exit_status();

@@ -143,6 +143,38 @@ waits_for_a_whole_checkpoint_timeout_of_replayed_wal(void)
 	CHECK_STR_CONTAINS(d.reason, "waiting for a whole checkpoint_timeout of replayed WAL");
 }
 
+/*
+ * Quiet windows before a whole checkpoint_timeout was measured are not
+ * evidence: with walsizer.interval x shrink_after shorter than
+ * checkpoint_timeout, a standby would shrink before it had measured once.
+ */
+static void
+never_shrinks_before_a_whole_checkpoint_timeout_of_replayed_wal(void)
+{
+	WalsizerSettings s = standby_settings(2048);
+	WalsizerMeasurements m = standby_window(0.1);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.baseline_mb = 64;
+	s.shrink_after = 2;
+	m.peak_covers_cycle = false;
+	m.whole_timeouts_rate = 0;
+	for (int i = 0; i < 5; i++)
+	{
+		d = decide(&s, &m, &state);
+		CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+		CHECK_EQ(state.windows_below_half, 0);
+	}
+	/* once one is covered, the same light load shrinks after the windows */
+	m.peak_covers_cycle = true;
+	m.whole_timeouts_rate = m.peak_rate;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+}
+
 static void
 decides_only_at_window_ends(void)
 {
@@ -293,6 +325,7 @@ main(void)
 	RUN_TEST(suite, restartpoint_cycles_do_not_size_it);
 	RUN_TEST(suite, sizes_from_whole_checkpoint_timeouts_not_the_worst_stretch);
 	RUN_TEST(suite, waits_for_a_whole_checkpoint_timeout_of_replayed_wal);
+	RUN_TEST(suite, never_shrinks_before_a_whole_checkpoint_timeout_of_replayed_wal);
 	RUN_TEST(suite, decides_only_at_window_ends);
 	RUN_TEST(suite, growth_waits_for_the_cooldown);
 	RUN_TEST(suite, growth_beyond_the_cap_stops_at_the_cap);
