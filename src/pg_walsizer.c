@@ -34,24 +34,21 @@ PG_MODULE_MAGIC;
 /* fmgr.h declares it only from PostgreSQL 16 on */
 void		_PG_init(void);
 
-/* max_wal_size's own upper limit, in MB */
-#define WALSIZER_SIZE_LIMIT_MB INT_MAX
-
-bool		walsizer_enable = true;
-bool		walsizer_dry_run = false;
-int			walsizer_max_mb = 4096;
-int			walsizer_min_mb = 0;
-int			walsizer_threshold = 2;
-double		walsizer_ratio = 0.33;
-double		walsizer_headroom = 0.25;
-int			walsizer_interval_s = 0;
-int			walsizer_sample_interval_ms = 1000;
-int			walsizer_shrink_after = 12;
-int			walsizer_cooldown = 1;
-double		walsizer_disk_fraction = 0.5;
+bool		walsizer_enable = WALSIZER_ENABLE_DEFAULT;
+bool		walsizer_dry_run = WALSIZER_DRY_RUN_DEFAULT;
+int			walsizer_max_mb = WALSIZER_MAX_MB_DEFAULT;
+int			walsizer_min_mb = WALSIZER_MIN_MB_DEFAULT;
+int			walsizer_threshold = WALSIZER_THRESHOLD_DEFAULT;
+double		walsizer_ratio = WALSIZER_RATIO_DEFAULT;
+double		walsizer_headroom = WALSIZER_HEADROOM_DEFAULT;
+int			walsizer_interval_s = WALSIZER_INTERVAL_S_DEFAULT;
+int			walsizer_sample_interval_ms = WALSIZER_SAMPLE_INTERVAL_MS_DEFAULT;
+int			walsizer_shrink_after = WALSIZER_SHRINK_AFTER_DEFAULT;
+int			walsizer_cooldown = WALSIZER_COOLDOWN_DEFAULT;
+double		walsizer_disk_fraction = WALSIZER_DISK_FRACTION_DEFAULT;
 int			walsizer_debug_apply_delay_ms = 0;
-int			walsizer_max_recovery_time_s = 300;
-int			walsizer_replay_rate_mb_s = 0;
+int			walsizer_max_recovery_time_s = WALSIZER_MAX_RECOVERY_TIME_S_DEFAULT;
+int			walsizer_replay_rate_mb_s = WALSIZER_REPLAY_RATE_MB_S_DEFAULT;
 
 static void
 define_settings(void)
@@ -59,85 +56,94 @@ define_settings(void)
 	DefineCustomBoolVariable("walsizer.enable",
 							 "Lets pg_walsizer change max_wal_size.",
 							 "When off, the worker keeps measuring and reporting but changes nothing.",
-							 &walsizer_enable, true,
+							 &walsizer_enable, WALSIZER_ENABLE_DEFAULT,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("walsizer.dry_run",
 							 "Records what pg_walsizer would do as \"advise\" decisions without changing anything.",
 							 NULL,
-							 &walsizer_dry_run, false,
+							 &walsizer_dry_run, WALSIZER_DRY_RUN_DEFAULT,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.max",
 							"Largest max_wal_size pg_walsizer sets.",
 							"The disk can lower the effective cap further; see walsizer.disk_fraction.",
-							&walsizer_max_mb, 4096, 2, WALSIZER_SIZE_LIMIT_MB,
+							&walsizer_max_mb, WALSIZER_MAX_MB_DEFAULT,
+							WALSIZER_SIZE_MIN_MB, WALSIZER_SIZE_LIMIT_MB,
 							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.min",
 							"Smallest max_wal_size pg_walsizer shrinks to.",
 							"0 means the max_wal_size in effect before pg_walsizer first changed it.",
-							&walsizer_min_mb, 0, 0, WALSIZER_SIZE_LIMIT_MB,
+							&walsizer_min_mb, WALSIZER_MIN_MB_DEFAULT, 0, WALSIZER_SIZE_LIMIT_MB,
 							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.threshold",
 							"Checkpoints forced by WAL in one window that make pg_walsizer grow max_wal_size.",
 							NULL,
-							&walsizer_threshold, 2, 1, 1000000,
+							&walsizer_threshold, WALSIZER_THRESHOLD_DEFAULT,
+							WALSIZER_THRESHOLD_MIN, WALSIZER_COUNT_LIMIT,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomRealVariable("walsizer.ratio",
 							 "Share of a window's checkpoints that must be forced by WAL before pg_walsizer grows max_wal_size.",
 							 NULL,
-							 &walsizer_ratio, 0.33, 0.0, 1.0,
+							 &walsizer_ratio, WALSIZER_RATIO_DEFAULT, 0.0, 1.0,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomRealVariable("walsizer.headroom",
 							 "Extra fraction added to the size the measured WAL rate needs.",
 							 NULL,
-							 &walsizer_headroom, 0.25, 0.0, 10.0,
+							 &walsizer_headroom, WALSIZER_HEADROOM_DEFAULT, 0.0,
+							 WALSIZER_HEADROOM_MAX,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.interval",
 							"Length of pg_walsizer's decision window.",
 							"0 follows checkpoint_timeout.",
-							&walsizer_interval_s, 0, 0, 7 * 24 * 3600,
+							&walsizer_interval_s, WALSIZER_INTERVAL_S_DEFAULT, 0, WALSIZER_WEEK_S,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.sample_interval",
 							"How often pg_walsizer samples the WAL position and redo pointer.",
 							NULL,
-							&walsizer_sample_interval_ms, 1000, 100, 3600 * 1000,
+							&walsizer_sample_interval_ms, WALSIZER_SAMPLE_INTERVAL_MS_DEFAULT,
+							WALSIZER_SAMPLE_INTERVAL_MS_MIN, WALSIZER_SAMPLE_INTERVAL_MS_MAX,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.shrink_after",
 							"Windows the load must need under half of max_wal_size before pg_walsizer shrinks it.",
 							"0 never shrinks.",
-							&walsizer_shrink_after, 12, 0, 1000000,
+							&walsizer_shrink_after, WALSIZER_SHRINK_AFTER_DEFAULT, 0,
+							WALSIZER_COUNT_LIMIT,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.cooldown",
 							"Windows pg_walsizer waits between two changes of max_wal_size.",
 							NULL,
-							&walsizer_cooldown, 1, 1, 1000000,
+							&walsizer_cooldown, WALSIZER_COOLDOWN_DEFAULT,
+							WALSIZER_COOLDOWN_MIN, WALSIZER_COUNT_LIMIT,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomRealVariable("walsizer.disk_fraction",
 							 "Largest share of the WAL volume's space max_wal_size may claim.",
 							 "The space counted is what pg_wal holds plus the free space of its filesystem.",
-							 &walsizer_disk_fraction, 0.5, 0.01, 1.0,
+							 &walsizer_disk_fraction, WALSIZER_DISK_FRACTION_DEFAULT,
+							 WALSIZER_DISK_FRACTION_MIN, 1.0,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.max_recovery_time",
 							"Longest crash recovery the max_wal_size pg_walsizer sets may cause.",
 							"0 puts no bound. The worst case replays about max_wal_size of WAL at the replay rate.",
-							&walsizer_max_recovery_time_s, 300, 0, 7 * 24 * 3600,
+							&walsizer_max_recovery_time_s, WALSIZER_MAX_RECOVERY_TIME_S_DEFAULT,
+							0, WALSIZER_WEEK_S,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.replay_rate",
 							"WAL replayed per second of a crash recovery, in MB, for walsizer.max_recovery_time.",
 							"0 uses 0.8 times the slowest of the last crash recoveries pg_walsizer measured, and a conservative assumed rate before any.",
-							&walsizer_replay_rate_mb_s, 0, 0, 1000000,
+							&walsizer_replay_rate_mb_s, WALSIZER_REPLAY_RATE_MB_S_DEFAULT, 0,
+							WALSIZER_COUNT_LIMIT,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	/*
@@ -148,7 +154,7 @@ define_settings(void)
 	DefineCustomIntVariable("walsizer.debug_apply_delay",
 							"Pause between checking and writing postgresql.auto.conf (tests only).",
 							NULL,
-							&walsizer_debug_apply_delay_ms, 0, 0, 60000,
+							&walsizer_debug_apply_delay_ms, 0, 0, WALSIZER_DEBUG_APPLY_DELAY_MS_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_MS | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
