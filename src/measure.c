@@ -20,6 +20,14 @@
  * moves; a move seen in one window whose counter lands in the next is
  * carried over.
  *
+ * A statistics reset (pg_stat_reset_shared()) sets the counters back; the
+ * WAL position and the redo pointer are never reset.  A window that saw a
+ * reset of the checkpoint counters does not know its timed, requested and
+ * WAL-forced counts, and only those: its WAL, its redo pointer moves and
+ * cycles, the rates and the reach are measured as in any window, and it
+ * is decided on.  Likewise a reset of the WAL statistics loses only the
+ * images written between the two samples around it.
+ *
  * Pure C: no PostgreSQL headers, no globals, no I/O, no allocation.
  *
  *-------------------------------------------------------------------------
@@ -495,6 +503,7 @@ start_window(WalsizerMeasure *ms, int64_t carried_moves,
 	ms->window.far_redo_moves = carried_moves < MAX_CARRIED_MOVES ?
 		carried_moves : MAX_CARRIED_MOVES;
 	ms->window.reset_seen = false;
+	ms->window.far_redo_moves_since_reset = 0;
 	ms->next_window_at_us = ms->window.at_us + seconds_to_us(set->window_s);
 }
 
@@ -523,6 +532,15 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 	int64_t		horizon_us = seconds_to_us(horizon_s(set));
 	int64_t		history_step_us;
 
+	/*
+	 * Noticed before the redo pointer: a checkpoint that started between
+	 * the same two samples as the reset may bump the counters after it.
+	 */
+	if (counters_were_reset(previous, sample))
+	{
+		ms->window.reset_seen = true;
+		ms->window.far_redo_moves_since_reset = 0;
+	}
 	ms->fpi_bytes += fpi_bytes_between(previous, sample);
 	if (sample->wal_reset_at == previous->wal_reset_at &&
 		sample->wal_stat_bytes > previous->wal_stat_bytes)
@@ -544,14 +562,13 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 		if (far)
 		{
 			ms->window.far_redo_moves++;
+			ms->window.far_redo_moves_since_reset++;
 			ms->forced_since_change++;
 			/* a load the last timed cycle did not see: images unbounded */
 			ms->timed_cycle_fpi_bytes = 0;
 		}
 		note_cycle(ms, previous->redo_lsn, sample, far, set);
 	}
-	if (counters_were_reset(previous, sample))
-		ms->window.reset_seen = true;
 	ms->latest = *sample;
 
 	ring_push(&ms->recent, sample->at_us, sample->insert_lsn, ms->fpi_bytes,
@@ -668,14 +685,19 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 /*
  * The window described by "ended" is over: start the next one at the
  * latest sample, carrying far redo moves whose requested counter had not
- * yet been bumped when the window ended.
+ * yet been bumped when the window ended.  After a reset of the counters
+ * the window counted none: of its far moves, only those since the reset
+ * can still be bumped in the next window (the earlier ones were, or were
+ * reset away).
  */
 void
 walsizer_measure_end_window(WalsizerMeasure *ms,
 							const WalsizerMeasurements *ended,
 							const WalsizerMeasureSettings *set)
 {
-	int64_t		carried = ms->window.far_redo_moves - ended->wal_forced;
+	int64_t		carried = ended->counters_reset ?
+		ms->window.far_redo_moves_since_reset :
+		ms->window.far_redo_moves - ended->wal_forced;
 
 	start_window(ms, carried > 0 ? carried : 0, set);
 }

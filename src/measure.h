@@ -103,6 +103,8 @@ typedef struct WindowStart
 	WalsizerSample sample;		/* counters at the start */
 	int64_t		far_redo_moves; /* redo moves far enough to be WAL-forced */
 	bool		reset_seen;		/* counters were reset during the window */
+	int64_t		far_redo_moves_since_reset; /* of those, seen at or after
+											 * the latest reset's sample */
 } WindowStart;
 
 /*

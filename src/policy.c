@@ -555,8 +555,8 @@ compute_limits(DecideContext *c)
  * horizon wrote, from one redo pointer to the next: exactly the WAL
  * max_wal_size has to hold, full-page images included.  Without such a
  * cycle, the worst rate we know of: the horizon's peak over whole
- * checkpoint_timeouts or the window that just ended (unless its counters
- * were reset, which makes its WAL meaningless).  A sliding
+ * checkpoint_timeouts or the window that just ended (its WAL is the insert
+ * position's, which no statistics reset touches).  A sliding
  * checkpoint_timeout can hold the images of two checkpoints and overstate
  * a cycle nearly twice when images are most of the WAL, which is why whole
  * cycles come first.  needed_mb is 0 when nothing is known.
@@ -581,7 +581,7 @@ estimate_load(DecideContext *c)
 		rate = m->whole_timeouts_rate;
 	else if (m->timed_cycle_peak_bytes > 0 && timeout_s > 0)
 		rate = (double) m->timed_cycle_peak_bytes / timeout_s;
-	else if (m->window_end && m->window_s > 0 && !m->counters_reset)
+	else if (m->window_end && m->window_s > 0)
 	{
 		double		window_rate = (double) m->wal_bytes / m->window_s;
 
@@ -745,20 +745,6 @@ step_follow_lowered_max(DecideContext *c)
 }
 
 /*
- * A window whose checkpoint statistics were reset measured nothing usable:
- * decide nothing at its end, and leave the quiet-window count alone.
- */
-static bool
-step_skip_reset_window(DecideContext *c)
-{
-	if (!c->m->window_end || !c->m->counters_reset)
-		return false;
-	set_reason(c->d,
-			   "checkpoint statistics were reset during this window; it is not used for a decision");
-	return true;
-}
-
-/*
  * Is a WAL-forced checkpoint imminent?  The WAL after the redo pointer is
  * expected to reach the earliest point the trigger can force one
  * (earliest_forcing_bytes()) within the lookahead (measure.c projects
@@ -791,8 +777,12 @@ checkpoint_is_imminent(const DecideContext *c)
  * Is there evidence that the current size is too small?  Reactive: at a
  * window end, at least walsizer.threshold (and at least one) checkpoints
  * were forced by WAL, making at least walsizer.ratio of all checkpoints.
- * Imminent: the next checkpoint is about to be forced
- * (checkpoint_is_imminent).  When there is evidence, g->evidence starts the
+ * A window whose checkpoint counters were reset does not know how many
+ * checkpoints were requested, so it has no reactive evidence: a redo
+ * pointer move far enough to be WAL-forced may have been a CHECKPOINT
+ * command.  Imminent: the next checkpoint is about to be forced
+ * (checkpoint_is_imminent), which the WAL position and the redo pointer
+ * show whatever was reset.  When there is evidence, g->evidence starts the
  * reason with it.
  */
 static bool
@@ -803,6 +793,7 @@ grow_find_evidence(const DecideContext *c, GrowPlan *g)
 	int64_t		checkpoints = m->timed + m->requested;
 
 	g->reactive = m->window_end && m->wal_forced > 0 &&
+		!m->counters_reset &&
 		m->wal_forced >= (s->threshold < 1 ? 1 : s->threshold) &&
 		checkpoints > 0 &&
 		(double) m->wal_forced / (double) checkpoints >= s->ratio;
@@ -1331,8 +1322,7 @@ walsizer_decide(const WalsizerSettings *s, const WalsizerMeasurements *m,
 	count_window_end(&c);
 
 	if (step_protect_wal_volume(&c) ||
-		step_follow_lowered_max(&c) ||
-		step_skip_reset_window(&c))
+		step_follow_lowered_max(&c))
 		return;
 	if (m->standby ?
 		(step_follow_replayed_wal(&c) || step_shrink_slowly(&c)) :

@@ -89,7 +89,11 @@ typedef struct WalsizerMeasurements
 									 * its length: decide, but it counts
 									 * towards neither the cooldown nor the
 									 * quiet windows */
-	bool		counters_reset; /* statistics were reset in this window */
+	bool		counters_reset; /* the checkpoint counters were reset in
+								 * this window: timed, requested and
+								 * wal_forced are unknown (0); what comes
+								 * from the WAL position and the redo
+								 * pointer is not */
 	double		window_s;		/* length of the window that just ended */
 	int64_t		timed;			/* timed checkpoints in the window */
 	int64_t		requested;		/* requested checkpoints in the window */

@@ -455,7 +455,7 @@ wsw_iteration(void)
 		if (m.counters_reset)
 			ereport(LOG,
 					(errmsg("pg_walsizer noticed a reset of the checkpoint statistics"),
-					 errdetail("The window that ended is not used for a decision.")));
+					 errdetail("The checkpoint counts of the window that ended are unknown; its decision uses the WAL position and the redo pointer, which no reset changes.")));
 		ended = m;
 		report.ended = &ended;
 		report.ended_fpi = walsizer_measure_window_fpi(&ws.measure);

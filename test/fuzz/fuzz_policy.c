@@ -56,9 +56,8 @@
  *	  need.  A growth that changes the size is provisional.
  *	  During the cooldown a size grows only for an imminent checkpoint at
  *	  walsizer's own size or with checkpoints forced since the last change;
- *	- the end of a window whose statistics were reset decides nothing but
- *	  PROTECT and a lowered walsizer.max, and leaves the quiet-window count
- *	  alone when it decides nothing;
+ *	- the end of a window whose checkpoint counters were reset grows only
+ *	  for an imminent checkpoint (it still settles and shrinks);
  *	- a window check_now() cut short adds to neither the cooldown count nor
  *	  the quiet-window count;
  *	- the cooldown state stays >= -1 and the shrink count >= 0.
@@ -413,15 +412,12 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		PROMISE(d->new_mb == d->cap_mb || d->new_mb <= dba_mb);
 	}
 
-	/* a window whose statistics were reset measured nothing to act on */
-	if (m->window_end && m->counters_reset)
-	{
-		PROMISE(d->action == WALSIZER_ACTION_NONE ||
-				d->action == WALSIZER_ACTION_PROTECT ||
-				(d->action == WALSIZER_ACTION_SHRINK && lowered >= 0));
-		PROMISE(d->action != WALSIZER_ACTION_NONE ||
-				d->state.windows_below_half == before->windows_below_half);
-	}
+	/*
+	 * a window whose checkpoint counters were reset cannot count forced
+	 * checkpoints: it grows only for an imminent one
+	 */
+	if (m->window_end && m->counters_reset && d->new_mb > d->old_mb)
+		PROMISE(imminent_evidence(s, m, d->old_mb));
 
 	/* a window check_now() cut short is not a window's worth of time */
 	if (m->window_ended_early)

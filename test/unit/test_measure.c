@@ -376,6 +376,127 @@ a_counter_reset_is_seen_in_its_timestamp_alone(void)
 	CHECK_EQ(m.wal_forced, 0);
 }
 
+/*
+ * The same load measured twice, once with a reset of the checkpoint
+ * counters in the middle of the window: the reset costs the window's
+ * checkpoint counts, nothing else.  The WAL, the redo pointer moves and
+ * the cycles between them, the rates and the reach are never reset, so
+ * the policy decides on them as in any window.
+ */
+static void
+measure_a_load_with_cycles(bool reset_midway, WalsizerMeasurements *m)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+
+	s.timed = 50;
+	s.requested = 20;
+	start_at_a_checkpoint(&s, &set);
+	for (int cycle = 0; cycle < 3; cycle++)
+	{
+		run_cycle(&s, &set, 30, 2, 1);
+		s.timed++;
+		if (reset_midway && cycle == 1)
+		{
+			s.timed = 0;
+			s.requested = 0;
+			s.counters_reset_at = 8;
+		}
+	}
+	run_seconds(&s, &set, 5, 2, 1);
+	walsizer_measure_get(&ms, true, true, &set, m);
+}
+
+static void
+a_counter_reset_costs_only_the_windows_checkpoint_counts(void)
+{
+	WalsizerMeasurements calm;
+	WalsizerMeasurements reset;
+
+	measure_a_load_with_cycles(false, &calm);
+	measure_a_load_with_cycles(true, &reset);
+
+	CHECK(!calm.counters_reset);
+	CHECK_EQ(calm.timed, 3);
+	CHECK(reset.counters_reset);
+	CHECK_EQ(reset.timed, 0);
+	CHECK_EQ(reset.requested, 0);
+	CHECK_EQ(reset.wal_forced, 0);
+
+	/* what the WAL position and the redo pointer show is all there */
+	CHECK_UEQ(reset.wal_bytes, calm.wal_bytes);
+	CHECK_CMP(reset.wal_bytes, >, 0);
+	CHECK_EQ(reset.timed_cycles_at_size, calm.timed_cycles_at_size);
+	CHECK_CMP(reset.timed_cycles_at_size, >=, 2);
+	CHECK_UEQ(reset.timed_cycle_peak_bytes, calm.timed_cycle_peak_bytes);
+	CHECK_UEQ(reset.timed_cycle_peak_bytes_at_size,
+			  calm.timed_cycle_peak_bytes_at_size);
+	CHECK_EQ(reset.wal_forced_at_size, calm.wal_forced_at_size);
+	CHECK_UEQ(reset.last_cycle_bytes, calm.last_cycle_bytes);
+	CHECK_UEQ(reset.last_cycle_fpi_bytes, calm.last_cycle_fpi_bytes);
+	CHECK_RATE(reset.peak_rate, calm.peak_rate / (double) BYTES_PER_MB);
+	CHECK_RATE(reset.recent_rate, calm.recent_rate / (double) BYTES_PER_MB);
+	CHECK_UEQ(reset.reach_bytes, calm.reach_bytes);
+	CHECK_UEQ(reset.peak_reach_bytes_at_size, calm.peak_reach_bytes_at_size);
+}
+
+/*
+ * A window that saw a reset counted no requested checkpoints, so it
+ * cannot tell which of its far redo moves had their counter bumped.  Those
+ * before the reset were counted, or reset away: carried into the next
+ * window they would make a CHECKPOINT command there look forced by WAL.
+ * A far move after the reset may still be counted in the next window.
+ */
+static void
+a_reset_window_carries_only_the_far_moves_after_the_reset(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.requested = 20;
+	walsizer_measure_start(&ms, &s, &set);
+	/* forced by WAL and counted, then the counters are reset */
+	checkpoint_after(&s, 40);
+	walsizer_measure_add(&ms, &s, &set);
+	s.at_us += SECOND;
+	s.requested = 21;
+	walsizer_measure_add(&ms, &s, &set);
+	s.at_us += SECOND;
+	s.requested = 0;
+	s.counters_reset_at = 8;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK(m.counters_reset);
+	walsizer_measure_end_window(&ms, &m, &set);
+	/* the next window: a CHECKPOINT command, one segment on */
+	checkpoint_after(&s, 1);
+	s.requested++;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK(!m.counters_reset);
+	CHECK_EQ(m.requested, 1);
+	CHECK_EQ(m.wal_forced, 0);
+	walsizer_measure_end_window(&ms, &m, &set);
+
+	/* a reset, then a far move counted only in the next window */
+	s.at_us += SECOND;
+	s.requested = 0;
+	s.counters_reset_at = 9;
+	walsizer_measure_add(&ms, &s, &set);
+	checkpoint_after(&s, 40);
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK(m.counters_reset);
+	walsizer_measure_end_window(&ms, &m, &set);
+	s.at_us += SECOND;
+	s.requested = 1;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, true, true, &set, &m);
+	CHECK_EQ(m.requested, 1);
+	CHECK_EQ(m.wal_forced, 1);
+}
+
 static void
 recent_rate_needs_two_seconds_then_takes_the_higher_span(void)
 {
@@ -1320,6 +1441,8 @@ main(void)
 	RUN_TEST(suite, forced_checkpoints_at_a_size_not_ours_do_not_count_since_change);
 	RUN_TEST(suite, a_counter_reset_marks_the_window);
 	RUN_TEST(suite, a_counter_reset_is_seen_in_its_timestamp_alone);
+	RUN_TEST(suite, a_counter_reset_costs_only_the_windows_checkpoint_counts);
+	RUN_TEST(suite, a_reset_window_carries_only_the_far_moves_after_the_reset);
 	RUN_TEST(suite, recent_rate_needs_two_seconds_then_takes_the_higher_span);
 	RUN_TEST(suite, recent_rate_needs_three_samples_with_slow_sampling);
 	RUN_TEST(suite, peak_rate_is_the_worst_whole_cycle);

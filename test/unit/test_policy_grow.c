@@ -604,8 +604,14 @@ cooldown_holds_for_forced_checkpoints_of_a_slightly_heavier_load(void)
 	CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown");
 }
 
+/*
+ * A window whose checkpoint counters were reset does not know how many
+ * checkpoints were requested: a far redo pointer move may have been a
+ * CHECKPOINT command, so forced checkpoints it cannot count are no
+ * evidence, even were a caller to pass some.
+ */
 static void
-counter_reset_window_makes_no_decision(void)
+counter_reset_window_does_not_grow_on_forced_checkpoints(void)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = window_at_rate(4, 0, 9, 9);
@@ -616,11 +622,35 @@ counter_reset_window_makes_no_decision(void)
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 	CHECK_EQ(d.new_mb, d.old_mb);
-	CHECK_STR_CONTAINS(d.reason, "reset");
+	CHECK(strstr(d.reason, "forced by WAL") == NULL);
+	/* what the WAL position says the load needs still holds */
+	CHECK_EQ(d.needed_mb, 2864);
 }
 
+/* An imminent checkpoint shows in the WAL position, whatever was reset. */
 static void
-counter_reset_window_does_not_count_towards_shrinking(void)
+counter_reset_window_grows_for_an_imminent_checkpoint(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = sample_reaching(500 * MB, 600 * MB);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	m.window_end = true;
+	m.window_s = 300;
+	m.counters_reset = true;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_CMP(d.new_mb, >, 1024);
+	CHECK_STR_CONTAINS(d.reason, "projected");
+}
+
+/*
+ * A quiet window counts towards shrinking, reset or not: what the load
+ * needs comes from the WAL position and the redo pointer.
+ */
+static void
+counter_reset_window_counts_towards_shrinking(void)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = window_at_rate(0.1, 1, 0, 0);
@@ -628,11 +658,15 @@ counter_reset_window_does_not_count_towards_shrinking(void)
 	WalsizerDecision d;
 
 	s.current_mb = 4096;
-	s.shrink_after = 1;
+	s.shrink_after = 2;
 	m.counters_reset = true;
+	state.windows_since_change = 5;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
-	CHECK_EQ(state.windows_below_half, 0);
+	CHECK_EQ(state.windows_below_half, 1);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_SHRINK);
+	CHECK_EQ(d.new_mb, 2048);
 }
 
 static void
@@ -687,8 +721,9 @@ main(void)
 	RUN_TEST(suite, cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints);
 	RUN_TEST(suite, cooldown_holds_for_forced_checkpoints_from_before_the_change);
 	RUN_TEST(suite, cooldown_holds_for_forced_checkpoints_of_a_slightly_heavier_load);
-	RUN_TEST(suite, counter_reset_window_makes_no_decision);
-	RUN_TEST(suite, counter_reset_window_does_not_count_towards_shrinking);
+	RUN_TEST(suite, counter_reset_window_does_not_grow_on_forced_checkpoints);
+	RUN_TEST(suite, counter_reset_window_grows_for_an_imminent_checkpoint);
+	RUN_TEST(suite, counter_reset_window_counts_towards_shrinking);
 	RUN_TEST(suite, grows_only_with_valid_window_length);
 	return unit_exit_status();
 }
