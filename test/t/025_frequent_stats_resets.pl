@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (each major resets its checkpoint counters its own way: test/pg-matrix.sh runs it on every major)
+#
 # A monitoring job that resets the statistics more often than a window
 # lasts must not freeze the size: pg_walsizer sizes from the WAL position
 # and the redo pointer, which no reset touches.  A reset costs the figures
