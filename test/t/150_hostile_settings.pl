@@ -174,7 +174,9 @@ cmp_ok(abs($cap_mb - $disk_mb), '<=', $disk_mb * 0.03 + 16,
 	"cap_mb $cap_mb is the free space plus pg_wal ($disk_mb MB)");
 cmp_ok($cap_mb, '<', 2147483647, 'below walsizer.max');
 is($cap_mb % 16, 0, 'in whole segments');
-run_pgbench($node, 8, 4);
+# until walsizer has grown (seconds on an idle machine)
+pgbench_until($node, "SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE "
+	  . growth_sql() . " AND at > '$since')", 60, '-c', 4, '-j', 4);
 my @changes = decision_rows($node, "new_mb <> old_mb AND at > '$since'");
 ok(@changes >= 1, 'the load made walsizer act: '
 	  . join(', ', map { "$_->{action} $_->{old_mb} -> $_->{new_mb}" } @changes));
