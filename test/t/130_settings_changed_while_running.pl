@@ -84,8 +84,9 @@ wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
 
 # a light load all along, heavy bursts where walsizer must grow
 my $light = start_pgbench($node, '-c', '1', '-R', '20', '-T', '300');
-# the heavy load runs until walsizer has grown (seconds on an idle machine,
-# longer on a slow one, which writes the WAL more slowly), at most a minute
+# ten seconds of heavy load, and more if walsizer has not grown by then (a
+# slow machine writes the WAL more slowly), at most a minute more
+run_pgbench($node, 10, 4);
 ok(pgbench_until($node,
 		'SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE ' . growth_sql() . ')',
 		60, '-c', 4, '-j', 4),
