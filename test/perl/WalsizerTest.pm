@@ -157,7 +157,7 @@ sub reset_checkpointer_sql
 
 push @EXPORT, qw(
   kill9_all state_file_header start_pgbench finish_pgbench log_count
-  setting_mb poll_until reap_orphans_here
+  setting_mb poll_until reap_orphans_here pgbench_until
 );
 
 # The pids of the postmaster and of all its descendants, from /proc.
@@ -305,6 +305,19 @@ sub poll_until
 		return 0 if time() >= $deadline;
 		select(undef, undef, undef, 0.2);
 	}
+}
+
+# pgbench in the background (arguments as for start_pgbench(), without -T)
+# until a boolean SQL expression holds, for at most $seconds, then stopped;
+# true once it held.  A load that must make walsizer act runs until it has,
+# not for a fixed time: a slower machine writes the same WAL more slowly.
+sub pgbench_until
+{
+	my ($node, $condition, $seconds, @args) = @_;
+	my $run = start_pgbench($node, @args, '-T', int($seconds) + 10);
+	my $held = poll_until($node, $condition, $seconds);
+	$run->{handle}->kill_kill;
+	return $held;
 }
 
 # pg_walsizer_advisor as installed (make install puts it in pg_config

@@ -37,7 +37,9 @@ my @grow_clock = substr($first_load_log, 0, $grow_at) =~ /.*(\d\d):(\d\d):([\d.]
 my @start_clock = $first_load_log =~ /(\d\d):(\d\d):([\d.]+) UTC/;
 my $to_seconds = sub { $_[0] * 3600 + $_[1] * 60 + $_[2] };
 my $grow_after = $to_seconds->(@grow_clock) - $to_seconds->(@start_clock);
-cmp_ok($grow_after, '<', 6, sprintf('first grow %.1f s after the load started', $grow_after));
+# (6 s on an idle machine; a machine twice as slow writes the WAL that makes
+# a checkpoint imminent twice as slowly, so allow twice that)
+cmp_ok($grow_after, '<', 12, sprintf('first grow %.1f s after the load started', $grow_after));
 # a backend in the middle of a transaction may still request one with the
 # old size before it reloads; more than that means the first size was short
 my $forced_after_grow = () =

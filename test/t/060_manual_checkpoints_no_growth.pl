@@ -31,8 +31,12 @@ for (1 .. 18)
 	sleep 1;
 }
 $load->finish;
+# end the window now, and wait until the worker has (a fixed pause would
+# not be enough on a busy machine)
+my $checked = status_value($node, 'last_check_at');
 $node->safe_psql('postgres', 'SELECT walsizer.check_now()');
-$node->safe_psql('postgres', 'SELECT pg_sleep(1)');
+ok(poll_until($node, "SELECT last_check_at > '$checked' FROM walsizer.status()", 30),
+	'the worker ended the window');
 
 my $requested = status_value($node, 'total_requested');
 cmp_ok($requested, '>=', 10, "the CHECKPOINT commands were counted ($requested)");

@@ -25,11 +25,14 @@ wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
 
 my $log_offset = -s $node->logfile;
 my $started = time;
-run_pgbench($node, 12, 4);
-my $elapsed = time - $started;
-wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'error')",
+# the load goes on until walsizer has tried to grow and failed, and a few
+# windows more to show it does not flood
+ok(pgbench_until($node,
+		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'error')",
+		60, '-c', 4, '-j', 4),
 	'the failure is recorded');
+run_pgbench($node, 8, 4);
+my $elapsed = time - $started;
 my @errors = decision_rows($node, "action = 'error'");
 # the state file (written first, to record the intent) or
 # postgresql.auto.conf: whichever write fails first is named
@@ -51,9 +54,9 @@ is($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB',
 
 # space (here: permission) comes back: the next window succeeds
 chmod 0700, $data_dir or die "chmod $data_dir: $!";
-run_pgbench($node, 8, 4);
-wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'grow' AND confirmed)",
+ok(pgbench_until($node,
+		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'grow' AND confirmed)",
+		60, '-c', 4, '-j', 4),
 	'the change goes through once ALTER SYSTEM works again');
 isnt($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB', 'max_wal_size grew');
 is(status_value($node, 'worker_pid'), $pid, 'still the same worker');

@@ -31,7 +31,13 @@ my $pid = status_value($node, 'worker_pid');
 is(status_value($node, 'blocked'), 't', 'status reports blocked');
 
 my $log_offset = -s $node->logfile;
-run_pgbench($node, 15, 4);
+# until walsizer wanted a change and found it blocked, then many windows
+# more: it must not say so again
+ok(pgbench_until($node,
+		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'blocked')",
+		60, '-c', 4, '-j', 4),
+	'walsizer wanted a change under the load');
+run_pgbench($node, 10, 4);
 $node->safe_psql('postgres', 'SELECT walsizer.check_now()');
 
 my @blocked = decision_rows($node, "action = 'blocked'");

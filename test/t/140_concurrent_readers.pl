@@ -40,7 +40,9 @@ BEGIN
 	RETURN true;
 END $$;
 CREATE UNLOGGED TABLE cadence (seen_at timestamptz, last_check_at timestamptz,
-	worker_wait text, max_wal_size_mb bigint, trigger_bytes bigint);
+	worker_wait text, max_wal_size_mb bigint, trigger_bytes bigint,
+	decisions_total bigint, total_timed bigint, total_requested bigint,
+	total_wal_bytes bigint);
 });
 
 my $dir = PostgreSQL::Test::Utils::tempdir();
@@ -70,8 +72,9 @@ SELECT check_that(enabled AND worker_pid IS NOT NULL, 'no worker')
                          trigger_bytes, max_wal_size_mb))
    AND check_that(window_s = 2 AND sample_interval_ms = 200, 'wrong window or sample interval')
    AND check_that(pending_mb IS NULL OR pending_mb % 16 = 0, format('pending %s', pending_mb))
-   AND check_that(wal_rate_bytes_per_s >= 0 AND peak_wal_rate_bytes_per_s >= 0
-                  AND wal_since_redo_bytes >= 0 AND projected_bytes >= 0, 'negative figure')
+   AND check_that(projected_bytes >= wal_since_redo_bytes,
+                  format('projected %s below the WAL already written since the redo pointer, %s',
+                         projected_bytes, wal_since_redo_bytes))
    AND check_that((decisions_total = 0) = (last_action IS NULL), 'last action without decisions')
    AND check_that(next_action IS NOT NULL AND next_reason <> '', 'no plan')
 FROM walsizer.status();
@@ -114,7 +117,8 @@ my $sampler = "$dir/cadence.sql";
 open($fh, '>', $sampler) or die "$sampler: $!";
 print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at, "
   . "(SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity "
-  . "WHERE backend_type = 'pg_walsizer'), max_wal_size_mb, trigger_bytes "
+  . "WHERE backend_type = 'pg_walsizer'), max_wal_size_mb, trigger_bytes, "
+  . "decisions_total, total_timed, total_requested, total_wal_bytes "
   . "FROM walsizer.status();\n";
 print $fh "\\sleep 100 ms\n";
 close $fh;
@@ -201,6 +205,22 @@ cmp_ok($max_age, '<=', $allowed,
 		  . 'of %.2f s (at most %.2f s)', $window_s + 1, $stall, $max_age));
 cmp_ok(status_value($node, 'decisions_total'), '>', $decisions_before,
 	'the worker made decisions meanwhile');
+# the counters since the worker started only grow, read after read (a read
+# of a half-published iteration, or a counter reset, would go back)
+my $backwards = $node->safe_psql('postgres', q{
+SELECT string_agg(to_char(seen_at, 'HH24:MI:SS.MS') || ': ' || what, ', ')
+FROM (SELECT seen_at, concat_ws(' ',
+             CASE WHEN decisions_total < lag(decisions_total) OVER w THEN 'decisions_total' END,
+             CASE WHEN total_timed < lag(total_timed) OVER w THEN 'total_timed' END,
+             CASE WHEN total_requested < lag(total_requested) OVER w THEN 'total_requested' END,
+             CASE WHEN total_wal_bytes < lag(total_wal_bytes) OVER w THEN 'total_wal_bytes' END) AS what
+      FROM cadence WINDOW w AS (ORDER BY seen_at)) c
+WHERE what <> ''});
+is($backwards, '', 'no counter since the worker started ever went back between two reads');
+my ($grew_wal, $grew_decisions) = split /\|/, $node->safe_psql('postgres',
+	'SELECT max(total_wal_bytes) > min(total_wal_bytes), '
+	  . 'max(decisions_total) > min(decisions_total) FROM cadence');
+is("$grew_wal $grew_decisions", 't t', 'and the reads saw them grow');
 # the readers started before the first decision, so the checks of
 # decisions() held over no rows at first; the first load makes it decide
 # within seconds, and the readers must have checked rows for a good part of
