@@ -592,20 +592,26 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
  * The most WAL a whole timed cycle wrote, among those that ended within the
  * horizon; 0 when none did.  That is what max_wal_size has to hold for the
  * load: a timed cycle's WAL runs from one redo pointer to the next, full-page
- * images included, whatever the size was.
+ * images included, whatever the size was.  Only cycles as long as the
+ * checkpoint_timeout in force count (as note_cycle() judges a whole one):
+ * after a DBA changes it, a cycle measured at the old one holds the WAL of
+ * a shorter or longer stretch, and would size for the old timeout.
  */
 static uint64_t
 timed_cycle_peak_bytes(const WalsizerMeasure *ms,
 					   const WalsizerMeasureSettings *set)
 {
 	int64_t		oldest_us = ms->latest.at_us - seconds_to_us(horizon_s(set));
+	double		shortest_s = TIMED_CYCLE_MIN_SHARE * timeout_s(set);
+	double		longest_s = timeout_s(set) / TIMED_CYCLE_MIN_SHARE;
 	uint64_t	peak = 0;
 
 	for (int i = 0; i < ms->timed_cycles_count; i++)
 	{
 		const WalCycle *cycle = &ms->timed_cycles[i];
 
-		if (cycle->ended_at_us >= oldest_us && cycle->bytes > peak)
+		if (cycle->ended_at_us >= oldest_us && cycle->bytes > peak &&
+			cycle->seconds >= shortest_s && cycle->seconds <= longest_s)
 			peak = cycle->bytes;
 	}
 	return peak;

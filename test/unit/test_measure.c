@@ -1056,6 +1056,35 @@ timed_cycle_peak_is_the_largest_whole_timed_cycle_in_the_horizon(void)
 	CHECK_UEQ(m.timed_cycle_peak_bytes, 30 * BYTES_PER_MB);
 }
 
+/*
+ * A timed cycle holds one checkpoint_timeout of the load at the timeout it
+ * was measured at: once the DBA changes checkpoint_timeout, the cycles of
+ * the old one do not size for the new (30 s cycles would size a 60 s
+ * timeout for half its WAL), and count again when it is changed back.
+ */
+static void
+timed_cycles_count_only_at_the_checkpoint_timeout_they_lasted(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	start_at_a_checkpoint(&s, &set);
+	run_cycle(&s, &set, 30, 2, 1);		/* 90 MB */
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 90 * BYTES_PER_MB);
+
+	set.checkpoint_timeout_s = 60;
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 0);
+	set.checkpoint_timeout_s = 15;
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 0);
+	set.checkpoint_timeout_s = 30;
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_UEQ(m.timed_cycle_peak_bytes, 90 * BYTES_PER_MB);
+}
+
 /* --- how far the WAL after the redo pointer will reach ------------------- */
 
 /*
@@ -1464,6 +1493,7 @@ main(void)
 	RUN_TEST(suite, a_forced_cycle_is_not_a_timed_one);
 	RUN_TEST(suite, only_cycles_started_after_the_size_change_count);
 	RUN_TEST(suite, timed_cycle_peak_is_the_largest_whole_timed_cycle_in_the_horizon);
+	RUN_TEST(suite, timed_cycles_count_only_at_the_checkpoint_timeout_they_lasted);
 	RUN_TEST(suite, reach_looks_ahead_no_further_than_the_timed_checkpoint);
 	RUN_TEST(suite, reach_bounds_images_by_the_last_timed_cycles_images);
 	RUN_TEST(suite, reach_does_not_bound_images_before_a_timed_cycle);
