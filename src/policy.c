@@ -502,6 +502,62 @@ compute_cap(DecideContext *c)
 }
 
 /*
+ * The disk's share as the policy uses it: the share last used (held_mb,
+ * <= 0 none) until a measurement moves farther from it than a band.  Free
+ * space moves by a segment whenever a file of another program comes and
+ * goes; followed at once, each move down would be a "protect" and each
+ * move back up a capped regrowth, each an ALTER SYSTEM, a reload of every
+ * backend and a WARNING.
+ *
+ * Lowering protects pg_wal, so its band is narrow: a fall of more than
+ * DISK_LOWER_BAND_SEGMENTS segments or 1/DISK_LOWER_BAND_DIVISOR (3 %) of
+ * the share, whichever is more, lowers it at the measurement that sees it.  The rest of the
+ * volume (1 - walsizer.disk_fraction of it) is what holds the WAL beyond
+ * max_wal_size, and the band uses a sliver of it.  Raising is never
+ * urgent (a late rise costs a few forced checkpoints of a capped load,
+ * while a rise that falls back costs two changes), so its band is wider:
+ * DISK_RAISE_BAND_SEGMENTS segments or 1/DISK_RAISE_BAND_DIVISOR (12.5 %),
+ * whichever is more.  README.md gives the rule (Cap).
+ * A move down and back up within that makes at most one change.  A
+ * measurement that failed (<= 0) is unknown, whatever was held.
+ */
+#define DISK_LOWER_BAND_SEGMENTS 2
+#define DISK_LOWER_BAND_DIVISOR 32
+#define DISK_RAISE_BAND_SEGMENTS 4
+#define DISK_RAISE_BAND_DIVISOR 8
+
+static int64_t
+disk_band_mb(int64_t held_mb, int64_t seg_mb, int64_t segments, int64_t divisor)
+{
+	int64_t		band = held_mb / divisor;
+
+	return band > segments * seg_mb ? band : segments * seg_mb;
+}
+
+int64_t
+walsizer_disk_cap_mb(int64_t held_mb, int64_t measured_mb,
+					 int64_t segment_bytes)
+{
+	int64_t		seg_mb = segment_bytes / BYTES_PER_MB;
+
+	if (seg_mb < 1)
+		seg_mb = 1;
+	held_mb = clamp_size(held_mb);
+	measured_mb = clamp_size(measured_mb);
+	if (held_mb == 0 || measured_mb == 0)
+		return measured_mb;
+	if (measured_mb < held_mb - disk_band_mb(held_mb, seg_mb,
+											 DISK_LOWER_BAND_SEGMENTS,
+											 DISK_LOWER_BAND_DIVISOR))
+		return measured_mb;
+	if (measured_mb > held_mb + disk_band_mb(held_mb, seg_mb,
+											 DISK_RAISE_BAND_SEGMENTS,
+											 DISK_RAISE_BAND_DIVISOR))
+		return measured_mb;
+	return held_mb;
+}
+
+/*
  * The name of a cap's source, as reasons, status().cap_source and the
  * advisor's report give it.
  */

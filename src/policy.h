@@ -68,7 +68,9 @@ typedef struct WalsizerSettings
 	int64_t		max_mb;			/* walsizer.max */
 	int64_t		min_mb;			/* walsizer.min, 0 = use baseline */
 	int64_t		baseline_mb;	/* the DBA's own max_wal_size */
-	int64_t		disk_cap_mb;	/* disk_fraction of WAL space, <= 0 unknown */
+	int64_t		disk_cap_mb;	/* disk_fraction of WAL space, as
+								 * walsizer_disk_cap_mb() holds it; <= 0
+								 * unknown */
 	int64_t		recovery_cap_mb;	/* largest max_wal_size whose worst-case
 									 * crash recovery fits
 									 * walsizer.max_recovery_time at the
@@ -213,6 +215,8 @@ extern uint64_t walsizer_trigger_bytes(int64_t max_wal_size_mb,
 extern int64_t walsizer_needed_mb(double bytes_per_s,
 								  const WalsizerSettings *settings);
 extern bool walsizer_changes_size(WalsizerAction action);
+extern int64_t walsizer_disk_cap_mb(int64_t held_mb, int64_t measured_mb,
+									int64_t segment_bytes);
 extern double walsizer_imminent_lookahead_s(double sample_interval_s);
 extern bool walsizer_decision_keeps_state(const WalsizerMeasurements *m,
 										  const WalsizerDecision *d);

@@ -97,6 +97,7 @@ typedef struct WorkerState
 
 	int64		disk_measured_us;	/* 0: measure at the next sample */
 	int64		disk_cap_mb;	/* disk_fraction of the WAL volume, 0 unknown */
+	double		disk_cap_fraction;	/* walsizer.disk_fraction it was taken at */
 	int64		counters_saved_us;	/* the policy's counters last saved */
 
 	int64		floor_warned_mb;	/* clamped floor last warned about */
@@ -195,7 +196,13 @@ wsw_refresh_disk_cap(int64 now_us)
 	if (ws.disk_measured_us == 0 ||
 		now_us - ws.disk_measured_us >= DISK_REFRESH_MS * 1000)
 	{
-		ws.disk_cap_mb = walsizer_measure_disk_cap_mb(walsizer_disk_fraction);
+		int64		measured = walsizer_measure_disk_cap_mb(walsizer_disk_fraction);
+
+		/* jitter keeps the cap (policy.c); a new fraction is the DBA's */
+		ws.disk_cap_mb = walsizer_disk_cap_mb(ws.disk_cap_fraction == walsizer_disk_fraction ?
+											  ws.disk_cap_mb : 0,
+											  measured, wal_segment_size);
+		ws.disk_cap_fraction = walsizer_disk_fraction;
 		ws.disk_measured_us = now_us;
 	}
 }

@@ -9,7 +9,10 @@
  * least two segments, max_wal_size's own minimum.  A disk cap below the
  * current size is urgent (a full pg_wal is a PANIC) and wins over
  * everything; a walsizer.max lowered below a size walsizer set brings the
- * size back down, but never below what the DBA had chosen.
+ * size back down, but never below what the DBA had chosen.  The disk's
+ * share the policy sees moves only when a measurement leaves a band around
+ * it (walsizer_disk_cap_mb()), so that free space moving by a segment does
+ * not change max_wal_size at every measurement.
  *
  *-------------------------------------------------------------------------
  */
@@ -360,6 +363,157 @@ growth_from_below_the_floor_reaches_the_floor(void)
 	CHECK_CMP(d.new_mb, <=, d.cap_mb);
 }
 
+/*
+ * The worker's loop over the disk cap, reduced to the policy: every 10 s a
+ * measurement (measured[i % count]) goes through walsizer_disk_cap_mb()
+ * into the settings, the policy decides on a window of a load that needs
+ * 2864 MB, more than any cap here, and a change is applied.  Counts the
+ * changes, the WARNINGs and the floors seen.
+ */
+typedef struct DiskRun
+{
+	int			changes;
+	int			warnings;
+	int			floors;			/* times the clamped floor moved */
+	int64_t		held_mb;
+	int64_t		size_mb;
+} DiskRun;
+
+static DiskRun
+run_disk_measurements(WalsizerSettings s, const int64_t *measured, int count,
+					  int measurements)
+{
+	WalsizerMeasurements m = window_at_rate(4, 0, 3, 3);
+	WalsizerPolicyState state = fresh_state();
+	DiskRun		run = {0};
+	int64_t		floor_mb = -1;
+
+	/* the growth that took it to the cap was reported already */
+	state.cap_reported = 1;
+
+	for (int i = 0; i < measurements; i++)
+	{
+		WalsizerDecision d;
+
+		run.held_mb = walsizer_disk_cap_mb(run.held_mb, measured[i % count],
+										   s.segment_bytes);
+		s.disk_cap_mb = run.held_mb;
+		d = decide(&s, &m, &state);
+		if (d.new_mb != d.old_mb)
+		{
+			run.changes++;
+			s.current_mb = d.new_mb;
+		}
+		if (d.warn)
+			run.warnings++;
+		if (i > 0 && d.floor_mb != floor_mb)
+			run.floors++;
+		floor_mb = d.floor_mb;
+	}
+	run.size_mb = s.current_mb;
+	return run;
+}
+
+/* At the cap under a load above it: the cap moves by a segment, both ways. */
+static void
+disk_cap_moving_by_a_segment_changes_nothing(void)
+{
+	WalsizerSettings s = typical_settings();
+	const int64_t down_first[] = {1000, 984, 1000, 984};
+	const int64_t up_first[] = {1000, 1016, 1000, 984};
+	DiskRun		run;
+
+	s.current_mb = 992;
+	run = run_disk_measurements(s, down_first, 4, 40);
+	CHECK_EQ(run.changes, 0);
+	CHECK_EQ(run.warnings, 0);
+	CHECK_EQ(run.size_mb, 992);
+	run = run_disk_measurements(s, up_first, 4, 40);
+	CHECK_EQ(run.changes, 0);
+	CHECK_EQ(run.warnings, 0);
+
+	/* walsizer.min above the cap: the clamped floor stays put too */
+	s.min_mb = 2048;
+	run = run_disk_measurements(s, down_first, 4, 40);
+	CHECK_EQ(run.changes, 0);
+	CHECK_EQ(run.floors, 0);
+}
+
+/*
+ * A fall beyond the lower band is real: one protect, at the measurement
+ * that sees it.  The move back up is within the raise band and changes
+ * nothing, however often it repeats.
+ */
+static void
+disk_cap_falling_and_coming_back_a_little_changes_once(void)
+{
+	WalsizerSettings s = typical_settings();
+	const int64_t measured[] = {1000, 950};
+	DiskRun		run;
+
+	s.current_mb = 992;
+	run = run_disk_measurements(s, measured, 2, 2);
+	CHECK_EQ(run.changes, 1);
+	CHECK_EQ(run.size_mb, 944);
+	run = run_disk_measurements(s, measured, 2, 40);
+	CHECK_EQ(run.changes, 1);
+	CHECK_EQ(run.warnings, 1);
+	CHECK_EQ(run.held_mb, 950);
+	CHECK_EQ(run.size_mb, 944);
+}
+
+/* A real rise is followed: the capped load grows to the new cap, once. */
+static void
+disk_cap_rising_beyond_the_band_is_followed(void)
+{
+	WalsizerSettings s = typical_settings();
+	const int64_t measured[] = {1000, 1200, 1200, 1200};
+	DiskRun		run;
+
+	s.current_mb = 992;
+	run = run_disk_measurements(s, measured, 4, 4);
+	CHECK_EQ(run.changes, 1);
+	CHECK_EQ(run.held_mb, 1200);
+	CHECK_EQ(run.size_mb, 1200);
+}
+
+/*
+ * The bands: below a cap of 32 segments, 2 segments down and 4 up; above
+ * that, 1/32 of the cap down and 1/8 up.  Only a move beyond a band
+ * counts.
+ */
+static void
+disk_cap_bands(void)
+{
+	const int64_t seg = 16 * MB;
+
+	CHECK_EQ(walsizer_disk_cap_mb(128, 96, seg), 128);
+	CHECK_EQ(walsizer_disk_cap_mb(128, 95, seg), 95);
+	CHECK_EQ(walsizer_disk_cap_mb(128, 192, seg), 128);
+	CHECK_EQ(walsizer_disk_cap_mb(128, 193, seg), 193);
+	CHECK_EQ(walsizer_disk_cap_mb(3200, 3100, seg), 3200);
+	CHECK_EQ(walsizer_disk_cap_mb(3200, 3099, seg), 3099);
+	CHECK_EQ(walsizer_disk_cap_mb(3200, 3600, seg), 3200);
+	CHECK_EQ(walsizer_disk_cap_mb(3200, 3601, seg), 3601);
+	/* 1 GB segments: the bands are in segments of that size */
+	CHECK_EQ(walsizer_disk_cap_mb(8192, 6144, 1024 * MB), 8192);
+	CHECK_EQ(walsizer_disk_cap_mb(8192, 6143, 1024 * MB), 6143);
+}
+
+/* Nothing held yet takes the measurement; a failed one is unknown. */
+static void
+disk_cap_first_and_failed_measurements(void)
+{
+	const int64_t seg = 16 * MB;
+
+	CHECK_EQ(walsizer_disk_cap_mb(0, 1000, seg), 1000);
+	CHECK_EQ(walsizer_disk_cap_mb(-1, 1000, seg), 1000);
+	CHECK_EQ(walsizer_disk_cap_mb(1000, 0, seg), 0);
+	CHECK_EQ(walsizer_disk_cap_mb(32, 0, seg), 0);
+	CHECK_EQ(walsizer_disk_cap_mb(1000, -5, seg), 0);
+	CHECK_EQ(walsizer_disk_cap_mb(1000, 1000, 0), 1000);
+}
+
 int
 main(void)
 {
@@ -384,5 +538,10 @@ main(void)
 	RUN_TEST(suite, cap_rounds_down_and_floor_rounds_up_to_whole_segments);
 	RUN_TEST(suite, cap_and_floor_are_at_least_two_segments);
 	RUN_TEST(suite, growth_from_below_the_floor_reaches_the_floor);
+	RUN_TEST(suite, disk_cap_moving_by_a_segment_changes_nothing);
+	RUN_TEST(suite, disk_cap_falling_and_coming_back_a_little_changes_once);
+	RUN_TEST(suite, disk_cap_rising_beyond_the_band_is_followed);
+	RUN_TEST(suite, disk_cap_bands);
+	RUN_TEST(suite, disk_cap_first_and_failed_measurements);
 	return unit_exit_status();
 }
