@@ -517,7 +517,7 @@ compute_cap(DecideContext *c)
  * urgent (a late rise costs a few forced checkpoints of a capped load,
  * while a rise that falls back costs two changes), so its band is wider:
  * DISK_RAISE_BAND_SEGMENTS segments or 1/DISK_RAISE_BAND_DIVISOR (12.5 %),
- * whichever is more.  README.md gives the rule (Cap).
+ * whichever is more.  docs/sizing.md gives the rule (Cap).
  * A move down and back up within that makes at most one change.  A
  * measurement that failed (<= 0) is unknown, whatever was held.
  */

@@ -13,8 +13,8 @@
 /*
  * The replay rate assumed until a crash recovery has been measured, in
  * MB of WAL per second of unavailability: conservative, measured on this
- * project's benchmark loads with a cold page cache (README, "Recovery
- * time"; bench/experiments/replay-rate).
+ * project's benchmark loads with a cold page cache (docs/sizing.md,
+ * "Crash recovery time"; bench/experiments/replay-rate).
  */
 #define WALSIZER_ASSUMED_REPLAY_RATE_MB_S 20
 

@@ -80,7 +80,7 @@
 #define MAX_STEPS 64
 
 /*
- * Documented numbers the promises use (README, "Settle"): whole timed
+ * Documented numbers the promises use (docs/sizing.md, "Settle"): whole timed
  * cycles measured at a grown size before it settles, and the margin (one
  * fifth, 20 %) above what they need that a settle comes down from.
  */

@@ -763,7 +763,7 @@ round_up_to(int64_t mb, int64_t unit_mb)
 }
 
 /*
- * The limits as the README states them: the cap is the lowest of
+ * The limits as docs/sizing.md states them: the cap is the lowest of
  * walsizer.max, the disk cap and the recovery-time bound, in whole
  * segments; the floor is walsizer.min (clamped to the cap), else the DBA's
  * own value (even above walsizer.max and the recovery-time bound); both at

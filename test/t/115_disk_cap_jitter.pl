@@ -1,9 +1,10 @@
 # Free space on the WAL volume that moves down and up by one segment, under
 # a load that needs more than the disk cap and with walsizer.min above the
 # cap, is jitter, not a change of the disk: max_wal_size stays put, with no
-# ALTER SYSTEM, no reload and no WARNING for each move (README: the disk's
-# band).  Without the band each move down was a "protect", each move up a
-# capped regrowth, and the clamped floor's WARNING came again each time.
+# ALTER SYSTEM, no reload and no WARNING for each move (docs/sizing.md, Cap:
+# the disk's band).  Without the band each move down was a "protect", each
+# move up a capped regrowth, and the clamped floor's WARNING came again each
+# time.
 #
 # Needs a tmpfs mounted by the test runner (tests run unprivileged), named in
 # WALSIZER_TEST_TMPFS; skips without one, unless WALSIZER_REQUIRE_TMPFS=1.

@@ -356,7 +356,7 @@ for my $name (sort grep { $expected_type{$_} eq 'counter' } keys %expected_type)
 cmp_ok(value($idle, 'walsizer_wal_bytes_total'), '>', value($loaded, 'walsizer_wal_bytes_total'),
 	'walsizer_wal_bytes_total went up with the rest of the load');
 
-# The last scrapes' metrics, for the README's excerpt.
+# The last scrapes' metrics, for the excerpt in docs/monitoring.md.
 note("scraped after the load:\n" . join('', map { $idle->{$_}{text} // '' } sort keys %expected_type));
 
 # --- a restart: the decisions by action carry on ----------------------------
