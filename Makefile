@@ -53,7 +53,23 @@ endif
 ifeq ($(wildcard $(shell $(PG_CONFIG) --includedir-server)/postgres.h),)
 $(error no PostgreSQL server headers for "$(PG_CONFIG)". $(WALSIZER_NEEDS_DEV))
 endif
+
+# The user documentation, installed by PGXS under $(docdir) (Debian:
+# /usr/share/doc/postgresql-doc-NN/extension/pg_walsizer/, see below).
+DOCS = README.md $(patsubst $(srcdir)/%,%,$(sort $(wildcard $(srcdir)/docs/*.md)))
 include $(PGXS)
+
+# The docs go to a directory of their own: in the extension/ directory all
+# extensions share, names such as README.md or reference.md would clash
+# with another package's. PGXS installs DOCS under their base names, but
+# its uninstall removes them by their paths (docs/sizing.md), so the
+# docs/ files are removed here.
+docmoduledir := $(docmoduledir)/pg_walsizer
+uninstall: uninstall-docs
+.PHONY: uninstall-docs
+uninstall-docs:
+	rm -f $(addprefix '$(DESTDIR)$(docdir)/$(docmoduledir)'/, $(notdir $(DOCS)))
+	rmdir '$(DESTDIR)$(docdir)/$(docmoduledir)' 2>/dev/null || :
 
 # The advisor: a libpq client that runs the worker's measurement and
 # policy (src/measure.c, src/policy.c, linked as they are) from outside
