@@ -228,6 +228,18 @@ else
     not_run "install $pkg" "nothing built"
 fi
 
+# The docs (README.md and docs/*.md) come with the package, where make
+# install puts them.
+pkgdocdir=$("$pg_config" --docdir)/extension/pg_walsizer
+if is_installed; then
+    if dpkg -L "$pkg" | grep -qx "$pkgdocdir/README.md" &&
+        dpkg -L "$pkg" | grep -qx "$pkgdocdir/sizing.md"; then
+        ok "$pkg ships the docs in $pkgdocdir"
+    else
+        not_ok "$pkg does not ship README.md and docs/*.md in $pkgdocdir"
+    fi
+fi
+
 # 6. The autopkgtest, from the installed files. Its pg_regress instance
 # loads the library from pkglibdir: nothing from the build is used.
 if is_installed; then
@@ -342,9 +354,10 @@ fi
 if ((installed_by_us)); then
     if DEBIAN_FRONTEND=noninteractive apt-get purge -y "$pkg" >"$logs/purge" 2>&1 &&
         [[ $(pkg_status) != [ir]* ]] &&
-        [[ ! -e $so && ! -e $advisor && ! -e $("$pg_config" --sharedir)/extension/pg_walsizer.control ]]; then
+        [[ ! -e $so && ! -e $advisor && ! -e $("$pg_config" --sharedir)/extension/pg_walsizer.control ]] &&
+        [[ ! -e $pkgdocdir/README.md && ! -e $pkgdocdir/sizing.md ]]; then
         installed_by_us=0
-        ok "purged $pkg: its library, advisor and extension files are gone"
+        ok "purged $pkg: its library, advisor, extension and doc files are gone"
         if [[ -f $saved ]]; then
             n=$(tar -tPf "$saved" | wc -l)
             if restore_saved; then
