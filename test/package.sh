@@ -229,11 +229,11 @@ else
 fi
 
 # The docs (README.md and docs/*.md) come with the package, where make
-# install puts them.
+# install puts them (dh_compress gzips the larger ones).
 pkgdocdir=$("$pg_config" --docdir)/extension/pg_walsizer
 if is_installed; then
-    if dpkg -L "$pkg" | grep -qx "$pkgdocdir/README.md" &&
-        dpkg -L "$pkg" | grep -qx "$pkgdocdir/sizing.md"; then
+    if dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/README\.md(\.gz)?" &&
+        dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/sizing\.md(\.gz)?"; then
         ok "$pkg ships the docs in $pkgdocdir"
     else
         not_ok "$pkg does not ship README.md and docs/*.md in $pkgdocdir"
@@ -355,7 +355,7 @@ if ((installed_by_us)); then
     if DEBIAN_FRONTEND=noninteractive apt-get purge -y "$pkg" >"$logs/purge" 2>&1 &&
         [[ $(pkg_status) != [ir]* ]] &&
         [[ ! -e $so && ! -e $advisor && ! -e $("$pg_config" --sharedir)/extension/pg_walsizer.control ]] &&
-        [[ ! -e $pkgdocdir/README.md && ! -e $pkgdocdir/sizing.md ]]; then
+        ! compgen -G "$pkgdocdir/*.md*" >/dev/null; then
         installed_by_us=0
         ok "purged $pkg: its library, advisor, extension and doc files are gone"
         if [[ -f $saved ]]; then
