@@ -880,6 +880,8 @@ finish_server(const Options *o, Server *s, bool fleet)
 	}
 	if (advisor_finish_window(s->adv, &w))
 		print_window(o, fleet ? s->label : NULL, &w);
+	/* the role it was sized as: promoted during the run, a primary */
+	s->facts.standby = s->adv->facts.standby;
 	/* still down at the end: what was measured is all there is */
 	if (!s->lost && (s->busy || s->failed_at != 0))
 	{
