@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (the advisor reads restartpoint counters by major: test/pg-matrix.sh runs it on every major)
+#
 # The advisor sizes a standby by the standby's rules: its restartpoints,
 # requested by WAL volume or not, only follow the primary's checkpoints and
 # never make it recommend a growth; it is sized by the WAL it replays over
