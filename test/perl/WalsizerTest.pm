@@ -329,16 +329,27 @@ sub run_advisor
 
 # --- Fixed-rate loads ------------------------------------------------------
 
-push @EXPORT, qw(start_fixed_rate_pgbench fixed_rate_held log_timed_starts growth_judged);
+push @EXPORT, qw(start_fixed_rate_pgbench stop_pgbench fixed_rate_held log_timed_starts
+  growth_judged);
 
 # pgbench at a fixed rate (-R, transactions per second) in the background,
 # with a progress line every 5 s: its WAL rate is a property of the rate,
 # not of how fast the machine is, as long as the machine sustains it (see
-# fixed_rate_held()).  finish_pgbench() or {handle}->kill_kill ends it.
+# fixed_rate_held()).  finish_pgbench() or stop_pgbench() ends it.
 sub start_fixed_rate_pgbench
 {
 	my ($node, $rate, $seconds, @extra) = @_;
 	return start_pgbench($node, '-R', $rate, '-P', 5, '-T', $seconds, @extra);
+}
+
+# Ends a background pgbench at once, keeping what it printed so far (its
+# progress lines are still in the pipe: a kill alone would drop them).
+sub stop_pgbench
+{
+	my ($run) = @_;
+	$run->{handle}->pump_nb for 1 .. 3;
+	$run->{handle}->kill_kill;
+	return;
 }
 
 # Asserts that a fixed-rate load, once ended, ran at its rate: the mean of

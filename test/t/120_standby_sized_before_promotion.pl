@@ -120,7 +120,7 @@ like($cold_log, qr/consistent recovery state reached/, 'although it replays');
 $cold->stop;
 
 # 2. Failover: the primary stops, the standby is promoted, the load moves.
-$load->{handle}->kill_kill;
+stop_pgbench($load);
 fixed_rate_held($load, $rate, 'on the primary');
 $primary->stop('immediate');
 my $log_offset = -s $standby->logfile;

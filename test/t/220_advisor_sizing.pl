@@ -104,7 +104,7 @@ cmp_ok($large->{recommended_mb}, '<=', $large->{max_wal_size_mb},
 	'the recommendation is no larger than the size it runs with');
 cmp_ok($large->{checkpoints_timed}, '>=', 1, 'it measured timed checkpoints');
 
-$load->{handle}->kill_kill;
+stop_pgbench($load);
 fixed_rate_held($load, $rate, 'the load all along');
 $node->stop;
 done_testing();
