@@ -156,6 +156,12 @@ cmp_ok($forced, '<=', 1,
 # "distance" is the WAL from the previous redo pointer to its own; the
 # first one after the promotion measures from the last restartpoint, so it
 # is left out) against the distance at which the size kept forces one.
+# The second completes a checkpoint_timeout and its spread after the
+# first: about when the load ends; wait for it, without load if need be
+# (that cycle's WAL is written by then).
+my $completed = qr/checkpoint complete:/;
+my $wait_until = time() + 2 * $timeout_s;
+sleep 1 while log_count($standby, $completed, $log_offset) < 2 && time() < $wait_until;
 my $after_log = slurp_file($standby->logfile, $log_offset);
 my @distances_kb = $after_log =~ /checkpoint complete:.*? distance=(\d+) kB/g;
 shift @distances_kb;
@@ -165,7 +171,7 @@ shift @distances_kb;
 my $trigger_kb = (int($size_before / 16 / (1 + $conf{checkpoint_completion_target})) - 1) * 16 * 1024;
 my $worst_kb = 0;
 $worst_kb < $_ and $worst_kb = $_ for @distances_kb;
-cmp_ok($worst_kb, '<', $trigger_kb,
+ok(@distances_kb >= 1 && $worst_kb < $trigger_kb,
 	sprintf('the whole cycles after the promotion (%s kB) stayed below the %d kB trigger of %d MB (%.0f %% of it)',
 		join(', ', @distances_kb) || 'none completed', $trigger_kb, $size_before,
 		100 * $worst_kb / $trigger_kb));

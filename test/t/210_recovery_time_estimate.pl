@@ -70,7 +70,7 @@ sub recovery_phases
 # (about 2000 tps at scale 20), so that a machine twice as slow, or busy
 # with another major's tests, still sustains it: about 3 MB/s of WAL, so
 # even the early crash leaves more than the 32 MB a measurement needs.
-my $rate = 400;
+my $tps = 400;
 my $timeout_s = 30;    # checkpoint_timeout (walsizer_node's)
 
 # Kill the given number of seconds after a checkpoint that started under
@@ -81,7 +81,7 @@ my @offsets = ($timeout_s - 8, 2);
 my ($log_offset, $late_down);
 for my $crash (1 .. 2)
 {
-	my $load = start_fixed_rate_pgbench($node, $rate, 10 * $timeout_s, '-c', 4, '-j', 2);
+	my $load = start_fixed_rate_pgbench($node, $tps, 10 * $timeout_s, '-c', 4, '-j', 2);
 	my $load_started = time;
 	# a timed checkpoint starts within one checkpoint_timeout and is spread
 	# over 0.9 of the next: twice that is a generous bound
@@ -96,7 +96,7 @@ for my $crash (1 .. 2)
 	kill9_all($node);
 	reap_orphans_here();
 	finish_pgbench($load);
-	fixed_rate_held($load, $rate, "crash $crash");
+	fixed_rate_held($load, $tps, "crash $crash");
 
 	$log_offset = -s $node->logfile;
 	my $started = time;
