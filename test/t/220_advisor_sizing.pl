@@ -79,6 +79,7 @@ $node->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.enable = on');
 $node->reload;
 my $settled = settled_size($node, 14 * $timeout_s);
 note("the extension settled to $settled MB");
+note_decisions($node, 'the extension\'s decisions');
 my $ratio = $small->{recommended_mb} / $settled;
 note(sprintf('advisor %d MB / extension %d MB = %.2f',
 		$small->{recommended_mb}, $settled, $ratio));
