@@ -383,14 +383,18 @@ sub log_timed_starts
 }
 
 # Whether the worker has judged its last growth, polled with a hash the
-# caller keeps ($track).  Every growth is provisional until two whole timed
-# checkpoint cycles were measured at it (SETTLE_MIN_TIMED_CYCLES in
-# policy.c); at the next window end the worker either settles it down (a
-# 'settling' decision) or keeps it without a decision.  So: true once the
-# size is above $from_mb and either the last change was a settling, or
-# three timed checkpoints started since the size was seen to change (two
-# whole cycles between them) and a window ended after the third.  This
-# follows the server's own cadence, whatever the machine's speed.
+# caller keeps ($track; $track->{size} is then the size judged).  Every
+# growth is provisional until two whole timed checkpoint cycles were
+# measured at it (SETTLE_MIN_TIMED_CYCLES in policy.c); at the next window
+# end the worker either settles it down (a 'settling' decision) or keeps
+# it without a decision.  So: true once the size is above $from_mb and
+# either the last change was a settling the server runs, or three timed
+# checkpoints started since the size was seen to change (two whole cycles
+# between them) and a window ended after the third with no change.  This
+# follows the server's own cadence, whatever the machine's speed.  The
+# worker records a decision before it publishes the window's end
+# (walsizer_act() before walsizer_publish()), so a change made at that
+# window end is seen here even before this backend reloads the setting.
 sub growth_judged
 {
 	my ($node, $track, $from_mb) = @_;
@@ -401,17 +405,21 @@ sub growth_judged
 		return 0;
 	}
 	return 0 if $size <= $from_mb;
-	return 1 if $node->safe_psql('postgres',
-		"SELECT coalesce((SELECT reason LIKE 'settling%' FROM walsizer.decisions() "
-		  . "WHERE action IN ('grow', 'capped', 'shrink') ORDER BY at DESC LIMIT 1), false)")
-	  eq 't';
-	if (!defined $track->{third_at})
+	my $ended = defined $track->{third_at}
+	  && status_value($node, "last_check_at > '$track->{third_at}'") eq 't';
+	my ($last_mb, $settling) = split /\|/, $node->safe_psql('postgres',
+		"SELECT new_mb, reason LIKE 'settling%' FROM walsizer.decisions() "
+		  . "WHERE action IN ('grow', 'capped', 'shrink') ORDER BY at DESC LIMIT 1");
+	# a change this backend does not run yet: the next poll starts over
+	return 0 if defined $last_mb && $last_mb != $size;
+	return 1 if defined $settling && $settling eq 't';
+	return 1 if $ended;
+	if (!defined $track->{third_at}
+		&& log_timed_starts($node, $track->{log_offset}) >= 3)
 	{
-		return 0 if log_timed_starts($node, $track->{log_offset}) < 3;
 		$track->{third_at} = $node->safe_psql('postgres', 'SELECT now()');
-		return 0;
 	}
-	return status_value($node, "last_check_at > '$track->{third_at}'") eq 't';
+	return 0;
 }
 
 1;
