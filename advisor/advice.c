@@ -29,6 +29,8 @@
 #define WINDOWS_LONG_AGO 1000
 /* before 19 the server counts images, not their bytes: a whole block each */
 #define DEFAULT_BLOCK_BYTES 8192
+/* more WAL than any cycle can write: where a hostile trace's figures stop */
+#define MAX_CYCLE_BYTES 1e18
 
 static const char *const verdict_names[] = {
 	[ADVISOR_KEEP] = "keep",
@@ -44,6 +46,21 @@ advisor_verdict_name(AdvisorVerdict verdict)
 	if ((int) verdict < 0 || verdict > ADVISOR_UNKNOWN)
 		return "unknown";
 	return verdict_names[verdict];
+}
+
+/*
+ * Bytes from a double: a rate from a hostile trace (a WAL position that
+ * jumps by exabytes in a microsecond) must not reach a conversion outside
+ * uint64_t's range, which is undefined.
+ */
+static uint64_t
+bytes_from_double(double bytes)
+{
+	if (!(bytes > 0))
+		return 0;
+	if (!(bytes < MAX_CYCLE_BYTES))
+		return (uint64_t) MAX_CYCLE_BYTES;
+	return (uint64_t) bytes;
 }
 
 void
@@ -126,9 +143,7 @@ advisor_predicted_cycle_bytes(double record_bytes_s, double fpi_per_cycle,
 		images = fpi_per_cycle * timeout_s / cycle_s;
 
 	bytes = record_bytes_s * timeout_s + images;
-	if (!(bytes < 1e18))
-		bytes = 1e18;
-	return (uint64_t) bytes;
+	return bytes_from_double(bytes);
 }
 
 /* --- Sampling ------------------------------------------------------------ */
@@ -196,6 +211,8 @@ advisor_start(Advisor *adv, const AdvisorServerFacts *facts,
 
 	memset(adv, 0, sizeof(*adv));
 	adv->facts = *facts;
+	/* the role is each sample's: the server's may change during the run */
+	adv->facts.standby = sample.standby;
 	adv->options = *options;
 	adv->measure_settings.segment_bytes = facts->segment_bytes;
 	adv->measure_settings.checkpoint_timeout_s = facts->checkpoint_timeout_s;
@@ -212,6 +229,30 @@ advisor_start(Advisor *adv, const AdvisorServerFacts *facts,
 }
 
 /*
+ * The server was promoted (or became a standby) at this sample: the
+ * window in progress ends, into *ended (true if it was not empty), and
+ * the measurement forgets the old role's checkpoints, as the worker's
+ * does (walsizer_measure_role_changed()).
+ */
+static bool
+role_changed(Advisor *adv, const WalsizerSample *sample, AdvisorWindow *ended)
+{
+	bool		window_ended = advisor_finish_window(adv, ended);
+
+	/*
+	 * From outside, an end of recovery reads as a promotion (the usual
+	 * one): the first redo move after it is then not judged, which can
+	 * only leave a forced checkpoint uncounted, never count one.
+	 */
+	walsizer_measure_role_changed(&adv->measure, sample, &adv->measure_settings,
+								  !sample->standby);
+	adv->facts.standby = sample->standby;
+	/* the counters may count restartpoints before and checkpoints after */
+	adv->inferred_checkpoints = sample->timed + sample->requested;
+	return window_ended;
+}
+
+/*
  * Add a sample; when it ends a window, fill *ended and return true.  A
  * sample from before the latest one (a clock that went back) is ignored.
  */
@@ -219,9 +260,12 @@ bool
 advisor_add(Advisor *adv, const WalsizerSample *in, AdvisorWindow *ended)
 {
 	WalsizerSample sample = *in;
+	bool		window_ended = false;
 
 	if (sample.at_us <= adv->latest.at_us)
 		return false;
+	if (sample.standby != adv->latest.standby)
+		window_ended = role_changed(adv, &sample, ended);
 	infer_redo(adv, &sample, &adv->latest);
 	adv->fpi_bytes += fpi_bytes_between(&adv->latest, &sample,
 										adv->facts.block_bytes);
@@ -229,8 +273,8 @@ advisor_add(Advisor *adv, const WalsizerSample *in, AdvisorWindow *ended)
 	walsizer_measure_add(&adv->measure, &sample, &adv->measure_settings);
 	adv->latest = sample;
 	adv->samples++;
-	if (!walsizer_measure_window_due(&adv->measure))
-		return false;
+	if (window_ended || !walsizer_measure_window_due(&adv->measure))
+		return window_ended;
 	return advisor_finish_window(adv, ended);
 }
 
@@ -349,6 +393,26 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 	m->reach_bytes = 0;
 	measured = m->timed_cycle_peak_bytes;
 
+	/*
+	 * A standby's restartpoints can only follow the primary's checkpoints,
+	 * so their cycles say nothing of its size: the policy sizes it from
+	 * the WAL it replays over whole checkpoint_timeouts, and there is no
+	 * cycle to predict.
+	 */
+	if (m->standby)
+	{
+		advice->cycle_bytes = bytes_from_double(m->whole_timeouts_rate * timeout_s);
+		if (advice->cycle_bytes > 0)
+			snprintf(advice->basis, sizeof(advice->basis),
+					 "standby: the WAL it replays over whole %.0f s checkpoint_timeouts, at most %.0f MB per checkpoint_timeout (its restartpoints only follow the primary's checkpoints)",
+					 timeout_s, (double) advice->cycle_bytes / BYTES_PER_MB);
+		else
+			snprintf(advice->basis, sizeof(advice->basis),
+					 "standby: no whole %.0f s checkpoint_timeout of replayed WAL was measured",
+					 timeout_s);
+		return;
+	}
+
 	if (adv->total.wal_forced > 0 && checkpoints > 0 && timeout_s > 0)
 	{
 		double		share = advice->fpi_share;
@@ -402,14 +466,14 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 	}
 	else
 	{
-		advice->cycle_bytes = (uint64_t) (m->peak_rate * timeout_s);
+		advice->cycle_bytes = bytes_from_double(m->peak_rate * timeout_s);
 		snprintf(advice->basis, sizeof(advice->basis),
 				 "no whole checkpoint cycle was measured; the WAL rate over the run stands for one");
 		if (adv->total.seconds > 0 &&
 			(double) adv->total.wal_bytes / adv->total.seconds > m->peak_rate)
 		{
 			m->peak_rate = (double) adv->total.wal_bytes / adv->total.seconds;
-			advice->cycle_bytes = (uint64_t) (m->peak_rate * timeout_s);
+			advice->cycle_bytes = bytes_from_double(m->peak_rate * timeout_s);
 		}
 	}
 }

@@ -26,7 +26,9 @@
 typedef struct AdvisorServerFacts
 {
 	int			major;			/* PostgreSQL major, 15 for 15.x */
-	bool		standby;		/* in recovery: measured by replayed WAL */
+	bool		standby;		/* in recovery: measured by replayed WAL;
+								 * in the advisor, the latest sample's
+								 * (WalsizerSample.standby) */
 	bool		redo_known;		/* pg_control_checkpoint() could be read;
 								 * else the redo pointer is inferred from
 								 * the checkpoint counters */

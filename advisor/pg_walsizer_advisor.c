@@ -52,13 +52,25 @@
  */
 #define QUERY_TIMEOUT_S 5.0
 #define MAX_SERVERS 256
+/* the secrets of one connection string: password, sslpassword, libpq's */
+#define MAX_SECRETS 4
+/*
+ * A connection string libpq cannot parse is named by its position, and of
+ * libpq's message about it every run of this many characters that is also
+ * in the string is masked: the message may quote any part of it.
+ */
+#define MASKED_RUN_CHARS 3
+#define MASK "********"
 /* the longest --duration, --interval or --max-recovery-time: 7 days */
 #define MAX_TIME_S (7 * 24 * 3600.0)
 
 typedef struct Server
 {
-	const char *conninfo;
-	char		label[128];
+	const char *conninfo;		/* never printed: it may hold a password */
+	int			number;			/* its place among the servers, from 1 */
+	char		label[128];		/* host:port/dbname, what is printed */
+	char	   *secrets[MAX_SECRETS];	/* masked in libpq's messages */
+	int			secret_count;
 	PGconn	   *conn;
 	AdvisorServerFacts facts;
 	Advisor    *adv;
@@ -405,9 +417,9 @@ set_label(Server *s)
 	const char *host = PQhost(s->conn);
 
 	snprintf(s->label, sizeof(s->label), "%s:%s/%s",
-			 host && host[0] == '/' ? "local" : (host ? host : "?"),
-			 PQport(s->conn) ? PQport(s->conn) : "?",
-			 PQdb(s->conn) ? PQdb(s->conn) : "?");
+			 host && host[0] == '/' ? "local" : (host && host[0] ? host : "?"),
+			 PQport(s->conn) && PQport(s->conn)[0] ? PQport(s->conn) : "?",
+			 PQdb(s->conn) && PQdb(s->conn)[0] ? PQdb(s->conn) : "?");
 }
 
 /* libpq's messages span lines and indent with tabs: make them one line */
@@ -429,22 +441,195 @@ one_line(char *text)
 	*to = '\0';
 }
 
+/* --- Secrets -------------------------------------------------------------- */
+
+/*
+ * Nothing the advisor prints may hold a password: its output goes to cron
+ * mails and CI logs.  A server is named by its label, never by its
+ * connection string, and libpq's messages are printed with every secret
+ * of the connection masked.
+ */
+
+static void
+add_secret(Server *s, const char *value)
+{
+	if (value == NULL || value[0] == '\0' || s->secret_count == MAX_SECRETS)
+		return;
+	for (int i = 0; i < s->secret_count; i++)
+		if (strcmp(s->secrets[i], value) == 0)
+			return;
+	if ((s->secrets[s->secret_count] = strdup(value)) != NULL)
+		s->secret_count++;
+}
+
+/* Append text[0..n) to out, which holds len bytes, cutting it if full. */
+static void
+append(char *out, size_t len, size_t *used, const char *text, size_t n)
+{
+	if (*used + 1 >= len)
+		return;
+	if (n > len - 1 - *used)
+		n = len - 1 - *used;
+	memcpy(out + *used, text, n);
+	*used += n;
+	out[*used] = '\0';
+}
+
+/* Copy text to out (one line) with every secret of s masked. */
+static void
+masked_message(const Server *s, const char *text, char *out, size_t len)
+{
+	size_t		used = 0;
+
+	out[0] = '\0';
+	while (*text)
+	{
+		size_t		secret_len = 0;
+
+		for (int i = 0; i < s->secret_count; i++)
+		{
+			size_t		n = strlen(s->secrets[i]);
+
+			if (n > secret_len && strncmp(text, s->secrets[i], n) == 0)
+				secret_len = n;
+		}
+		if (secret_len > 0)
+		{
+			append(out, len, &used, MASK, strlen(MASK));
+			text += secret_len;
+		}
+		else
+			append(out, len, &used, text++, 1);
+	}
+	one_line(out);
+}
+
+/*
+ * The longest n such that text[0..n) occurs in within; 0 when text's
+ * first character does not.
+ */
+static size_t
+longest_run_in(const char *text, const char *within)
+{
+	size_t		best = 0;
+	size_t		text_len = strlen(text);
+
+	for (const char *w = within; *w; w++)
+	{
+		size_t		n = 0;
+
+		while (n < text_len && w[n] != '\0' && w[n] == text[n])
+			n++;
+		if (n > best)
+			best = n;
+	}
+	return best;
+}
+
+/*
+ * libpq's message about a connection string it could not parse, which
+ * quotes parts of it (a URI whole): every run of MASKED_RUN_CHARS or more
+ * characters that is also in the string is masked.
+ */
+static void
+unparsed_message(const char *conninfo, const char *text, char *out, size_t len)
+{
+	size_t		used = 0;
+
+	out[0] = '\0';
+	while (*text)
+	{
+		size_t		run = longest_run_in(text, conninfo);
+
+		if (run >= MASKED_RUN_CHARS)
+		{
+			append(out, len, &used, MASK, strlen(MASK));
+			text += run;
+		}
+		else
+			append(out, len, &used, text++, 1);
+	}
+	one_line(out);
+}
+
+/*
+ * What libpq takes for a connection string rather than a database name
+ * (its recognized_connection_string()): a URI, or text with an "=".
+ */
+static bool
+is_connection_string(const char *text)
+{
+	return strncmp(text, "postgresql://", 13) == 0 ||
+		strncmp(text, "postgres://", 11) == 0 || strchr(text, '=') != NULL;
+}
+
+/*
+ * Note the secrets of s's connection string: the options libpq displays
+ * as "*" (password, sslpassword).  False when libpq cannot parse it, with
+ * a message in error that quotes none of it.
+ */
+static bool
+read_secrets(Server *s, char *error, size_t error_len)
+{
+	PQconninfoOption *options;
+	char	   *message = NULL;
+
+	if (!is_connection_string(s->conninfo))
+		return true;
+	options = PQconninfoParse(s->conninfo, &message);
+	if (options == NULL)
+	{
+		unparsed_message(s->conninfo, message ? message : "out of memory",
+						 error, error_len);
+		PQfreemem(message);
+		return false;
+	}
+	for (PQconninfoOption *opt = options; opt->keyword; opt++)
+		if (opt->dispchar && strchr(opt->dispchar, '*') && opt->val)
+			add_secret(s, opt->val);
+	PQconninfoFree(options);
+	return true;
+}
+
+/* libpq's message on s's connection, one line, its secrets masked. */
+static void
+connection_error(Server *s, char *out, size_t len)
+{
+	/* a password from the environment or the password file, too */
+	add_secret(s, PQpass(s->conn));
+	masked_message(s, PQerrorMessage(s->conn), out, len);
+}
+
+static void
+free_secrets(Server *s)
+{
+	for (int i = 0; i < s->secret_count; i++)
+		free(s->secrets[i]);
+	s->secret_count = 0;
+}
+
 /* Connect and read what the advisor needs; false after saying why. */
 static bool
 open_server(const Options *o, Server *s)
 {
 	char		error[512];
 
-	s->conn = connect_server(o, s->conninfo);
-	if (PQstatus(s->conn) != CONNECTION_OK)
+	if (!read_secrets(s, error, sizeof(error)))
 	{
-		snprintf(error, sizeof(error), "%s", PQerrorMessage(s->conn));
-		one_line(error);
-		fprintf(stderr, "%s: could not connect to server \"%s\": %s\n",
-				PROGRAM, s->conninfo[0] ? s->conninfo : "(default)", error);
+		fprintf(stderr, "%s: could not connect to server %d: invalid connection string: %s\n",
+				PROGRAM, s->number, error);
 		return false;
 	}
+	s->conn = connect_server(o, s->conninfo);
 	set_label(s);
+	if (PQstatus(s->conn) != CONNECTION_OK)
+	{
+		connection_error(s, error, sizeof(error));
+		fprintf(stderr, "%s: could not connect to server \"%s\": %s\n",
+				PROGRAM, s->label, error);
+		return false;
+	}
+	add_secret(s, PQpass(s->conn));
 	if (!sampling_read_facts(s->conn, &s->facts, error, sizeof(error)))
 	{
 		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
@@ -490,8 +675,7 @@ connection_failed(Server *s)
 	{
 		char		error[256];
 
-		snprintf(error, sizeof(error), "%s", PQerrorMessage(s->conn));
-		one_line(error);
+		connection_error(s, error, sizeof(error));
 		s->lost = true;
 		snprintf(s->note, sizeof(s->note),
 				 "the connection was lost and could not be restored in %.0f s (%s); this is what was measured until then",
@@ -696,6 +880,8 @@ finish_server(const Options *o, Server *s, bool fleet)
 	}
 	if (advisor_finish_window(s->adv, &w))
 		print_window(o, fleet ? s->label : NULL, &w);
+	/* the role it was sized as: promoted during the run, a primary */
+	s->facts.standby = s->adv->facts.standby;
 	/* still down at the end: what was measured is all there is */
 	if (!s->lost && (s->busy || s->failed_at != 0))
 	{
@@ -838,6 +1024,7 @@ main(int argc, char **argv)
 	for (int i = 0; i < count; i++)
 	{
 		servers[i].conninfo = o.conninfos[i];
+		servers[i].number = i + 1;
 		if (!open_server(&o, &servers[i]))
 			status = EXIT_BAD_INPUT;
 	}
@@ -885,6 +1072,7 @@ main(int argc, char **argv)
 	{
 		sampling_free_tables(&servers[i].tables);
 		free(servers[i].adv);
+		free_secrets(&servers[i]);
 		PQfinish(servers[i].conn);
 	}
 	free(servers);

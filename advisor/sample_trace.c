@@ -20,7 +20,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SAMPLE_FIELDS 12
+/*
+ * A sample's fields; the last, its role, is not in traces written before
+ * it was recorded, whose samples take the "server" line's.
+ */
+#define SAMPLE_FIELDS 13
+#define SAMPLE_FIELDS_WITHOUT_ROLE 12
+/*
+ * The range of a sample's time: microseconds since 1970, before the year
+ * 10000.  Far above any clock, and far enough below INT64_MAX that the
+ * measurement's windows and horizons, added to it, cannot overflow.
+ */
+#define LAST_SAMPLE_AT_US INT64_C(253402300799999999)
+/*
+ * The range of a WAL position: what pg_lsn - '0/0' gives as a bigint,
+ * which is how the advisor reads one.
+ */
+#define LAST_LSN ((uint64_t) INT64_MAX)
 /* a line holds at most TRACE_LINE_MAX - 1 characters and its newline:
  * more than any line the writer makes */
 #define TRACE_LINE_MAX 1024
@@ -130,6 +146,8 @@ parse_server(const char *p, TraceLine *out, char *error, size_t error_len)
 		{SERVER_TIMEOUT, "checkpoint_timeout_s"},
 		{SERVER_COMPLETION_TARGET, "completion_target"},
 		{SERVER_REDO_KNOWN, "redo_known"},
+		/* a standby is sized by other rules than a primary */
+		{SERVER_STANDBY, "standby"},
 	};
 
 	memset(f, 0, sizeof(*f));
@@ -208,6 +226,7 @@ parse_sample(const char *p, TraceLine *out, char *error, size_t error_len)
 	char		fields[SAMPLE_FIELDS][64];
 	int			n = 0;
 	int64_t		counted;
+	int64_t		standby = 0;
 
 	while (next_word(&p, word, sizeof(word)))
 	{
@@ -215,11 +234,12 @@ parse_sample(const char *p, TraceLine *out, char *error, size_t error_len)
 			return fail(error, error_len, "\"sample\" has more than %d fields", SAMPLE_FIELDS);
 		strcpy(fields[n++], word);
 	}
-	if (n != SAMPLE_FIELDS)
-		return fail(error, error_len, "\"sample\" has %d fields, expected %d", n, SAMPLE_FIELDS);
+	if (n != SAMPLE_FIELDS && n != SAMPLE_FIELDS_WITHOUT_ROLE)
+		return fail(error, error_len, "\"sample\" has %d fields, expected %d or %d",
+					n, SAMPLE_FIELDS_WITHOUT_ROLE, SAMPLE_FIELDS);
 
 	memset(s, 0, sizeof(*s));
-	if (!parse_int64(fields[0], &s->at_us) || s->at_us < 0 ||
+	if (!parse_int64(fields[0], &s->at_us) ||
 		!parse_uint64(fields[1], &s->insert_lsn) ||
 		!parse_uint64(fields[2], &s->redo_lsn) ||
 		!parse_int64(fields[3], &s->timed) || s->timed < 0 ||
@@ -230,9 +250,25 @@ parse_sample(const char *p, TraceLine *out, char *error, size_t error_len)
 		!parse_uint64(fields[8], &s->wal_stat_bytes) ||
 		!parse_int64(fields[9], &counted) || (counted != 0 && counted != 1) ||
 		!parse_int64(fields[10], &s->wal_reset_at) ||
-		!parse_int64(fields[11], &s->max_wal_size_mb) || s->max_wal_size_mb < 2)
+		!parse_int64(fields[11], &s->max_wal_size_mb) || s->max_wal_size_mb < 2 ||
+		(n == SAMPLE_FIELDS &&
+		 (!parse_int64(fields[12], &standby) || (standby != 0 && standby != 1))))
 		return fail(error, error_len, "\"sample\" has a field that is not a valid number");
 	s->fpi_bytes_counted = counted == 1;
+	s->standby = standby == 1;
+	out->sample_role_given = n == SAMPLE_FIELDS;
+	if (s->at_us < 0 || s->at_us > LAST_SAMPLE_AT_US)
+		return fail(error, error_len,
+					"\"sample\": time out of range: \"%s\" (microseconds since 1970, before the year 10000)",
+					fields[0]);
+	if (s->insert_lsn > LAST_LSN)
+		return fail(error, error_len,
+					"\"sample\": WAL position out of range: \"%s\" (at most %" PRIu64 ")",
+					fields[1], LAST_LSN);
+	if (s->redo_lsn > LAST_LSN)
+		return fail(error, error_len,
+					"\"sample\": redo pointer out of range: \"%s\" (at most %" PRIu64 ")",
+					fields[2], LAST_LSN);
 	if (s->redo_lsn > s->insert_lsn)
 		return fail(error, error_len, "\"sample\": the redo pointer is past the insert position");
 	return TRACE_SAMPLE;
@@ -283,10 +319,14 @@ trace_parse_line(const char *line, TraceLine *out, char *error, size_t error_len
 void
 trace_write_server(FILE *out, const AdvisorServerFacts *f)
 {
+	fputs("server", out);
+	/* 0: a trace that did not say, which is how it is written back */
+	if (f->major > 0)
+		fprintf(out, " major=%d", f->major);
 	fprintf(out,
-			"server major=%d standby=%d redo_known=%d segment_bytes=%" PRId64
+			" standby=%d redo_known=%d segment_bytes=%" PRId64
 			" block_bytes=%" PRId64 " checkpoint_timeout_s=%g completion_target=%g\n",
-			f->major, f->standby ? 1 : 0, f->redo_known ? 1 : 0,
+			f->standby ? 1 : 0, f->redo_known ? 1 : 0,
 			f->segment_bytes, f->block_bytes, f->checkpoint_timeout_s,
 			f->completion_target);
 }
@@ -297,11 +337,11 @@ trace_write_sample(FILE *out, const WalsizerSample *s)
 	fprintf(out,
 			"sample %" PRId64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64
 			" %" PRId64 " %" PRId64 " %" PRIu64 " %" PRIu64 " %d %" PRId64
-			" %" PRId64 "\n",
+			" %" PRId64 " %d\n",
 			s->at_us, s->insert_lsn, s->redo_lsn, s->timed, s->requested,
 			s->counters_reset_at, s->wal_fpi, s->wal_fpi_bytes,
 			s->wal_stat_bytes, s->fpi_bytes_counted ? 1 : 0, s->wal_reset_at,
-			s->max_wal_size_mb);
+			s->max_wal_size_mb, s->standby ? 1 : 0);
 }
 
 void
@@ -363,6 +403,8 @@ trace_replay(FILE *in, const AdvisorOptions *options, Advisor *adv,
 					snprintf(error, error_len, "line %d: a sample before the \"server\" line", line_no);
 					return false;
 				}
+				if (!parsed.sample_role_given)
+					parsed.sample.standby = facts->standby;
 				if (!started)
 				{
 					advisor_start(adv, facts, options, &parsed.sample);

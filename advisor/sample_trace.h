@@ -10,11 +10,12 @@
  *	       block_bytes=8192 checkpoint_timeout_s=30 completion_target=0.9
  *	sample AT_US INSERT_LSN REDO_LSN TIMED REQUESTED COUNTERS_RESET_AT
  *	       WAL_FPI WAL_FPI_BYTES WAL_STAT_BYTES FPI_BYTES_COUNTED
- *	       WAL_RESET_AT MAX_WAL_SIZE_MB
+ *	       WAL_RESET_AT MAX_WAL_SIZE_MB [STANDBY]
  *	working_set PAGES TABLES
  *
  * (each directive on one line).  "server" comes first, then the samples in
- * time order; "working_set", what the tables changed during the run allow,
+ * time order, each with its role (1 in recovery, 0 not: a promotion shows;
+ * without it, the "server" line's); "working_set", what the tables changed during the run allow,
  * comes last.  Other directives are left to the reader (the simulator's
  * "expect" lines).
  *
@@ -43,6 +44,7 @@ typedef struct TraceLine
 	TraceLineKind kind;
 	AdvisorServerFacts facts;	/* TRACE_SERVER */
 	WalsizerSample sample;		/* TRACE_SAMPLE */
+	bool		sample_role_given;	/* it said standby; else the server's */
 	AdvisorWorkingSet working_set;	/* TRACE_WORKING_SET */
 } TraceLine;
 

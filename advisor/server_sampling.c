@@ -144,8 +144,9 @@ sampling_query(const AdvisorServerFacts *facts)
 	 * Columns: time, WAL position, redo pointer, timed and requested
 	 * checkpoints and their reset time, images (number, bytes), WAL bytes,
 	 * whether image bytes are counted, the WAL counters' reset time,
-	 * max_wal_size in MB.  Times as microseconds since 1970; only their
-	 * changes matter.
+	 * max_wal_size in MB, whether in recovery (the sizing rules differ, and
+	 * a promotion during the run must show).  Times as microseconds since
+	 * 1970; only their changes matter.
 	 */
 #define Q_TIME "SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint,"
 #define Q_LSN " (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()" \
@@ -154,7 +155,8 @@ sampling_query(const AdvisorServerFacts *facts)
 #define Q_NO_REDO " NULL,"
 #define Q_RESET(col) " coalesce((extract(epoch FROM " col ") * 1000000)::bigint, 0),"
 #define Q_TAIL " coalesce((extract(epoch FROM w.stats_reset) * 1000000)::bigint, 0)," \
-			   " pg_size_bytes(current_setting('max_wal_size')) / 1048576"
+			   " pg_size_bytes(current_setting('max_wal_size')) / 1048576," \
+			   " pg_is_in_recovery()"
 #define Q_OLD_COUNTERS " b.checkpoints_timed, b.checkpoints_req," Q_RESET("b.stats_reset")
 #define Q_NEW_COUNTERS \
 	" CASE WHEN pg_is_in_recovery() THEN c.restartpoints_timed ELSE c.num_timed END," \
@@ -187,7 +189,7 @@ sampling_parse(const PGresult *res, WalsizerSample *s, char *error,
 			   size_t error_len)
 {
 	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1 ||
-		PQnfields(res) != 12)
+		PQnfields(res) != 13)
 	{
 		snprintf(error, error_len, "sample query failed: %s",
 				 PQresultErrorMessage(res));
@@ -211,6 +213,7 @@ sampling_parse(const PGresult *res, WalsizerSample *s, char *error,
 		return false;
 	}
 	s->fpi_bytes_counted = strcmp(PQgetvalue(res, 0, 9), "t") == 0;
+	s->standby = strcmp(PQgetvalue(res, 0, 12), "t") == 0;
 	return true;
 }
 

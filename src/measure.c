@@ -91,6 +91,18 @@ seconds_to_us(double seconds)
 	return (int64_t) (seconds * (double) USECS_PER_SECOND);
 }
 
+/*
+ * at_us plus seconds, no later than INT64_MAX: a sample's time comes from
+ * a clock or a trace, and a signed overflow would be undefined.
+ */
+static int64_t
+time_after_us(int64_t at_us, double seconds)
+{
+	int64_t		span_us = seconds_to_us(seconds);
+
+	return span_us > 0 && at_us > INT64_MAX - span_us ? INT64_MAX : at_us + span_us;
+}
+
 static double
 timeout_s(const WalsizerMeasureSettings *set)
 {
@@ -504,7 +516,7 @@ start_window(WalsizerMeasure *ms, int64_t carried_moves,
 		carried_moves : MAX_CARRIED_MOVES;
 	ms->window.reset_seen = false;
 	ms->window.far_redo_moves_since_reset = 0;
-	ms->next_window_at_us = ms->window.at_us + seconds_to_us(set->window_s);
+	ms->next_window_at_us = time_after_us(ms->window.at_us, set->window_s);
 }
 
 /* Begin measuring at the first sample: empty history, a new window. */
@@ -793,7 +805,7 @@ void
 walsizer_measure_window_length_changed(WalsizerMeasure *ms,
 									   const WalsizerMeasureSettings *set)
 {
-	ms->next_window_at_us = ms->window.at_us + seconds_to_us(set->window_s);
+	ms->next_window_at_us = time_after_us(ms->window.at_us, set->window_s);
 }
 
 /* Has the window in progress reached its length at the latest sample? */

@@ -63,6 +63,7 @@
 #include "policy.h"
 #include "record.h"
 #include "recovery_time.h"
+#include "server_sample.h"
 #include "shared_state.h"
 #include "size_owner.h"
 #include "size_tracking.h"
@@ -112,83 +113,7 @@ typedef struct WorkerState
 
 static WorkerState ws;
 
-static double
-window_length_s(void)
-{
-	return walsizer_interval_s > 0 ? walsizer_interval_s : CheckPointTimeout;
-}
-
-/* --- Settings, as the server has them now ------------------------------- */
-
-static void
-wsw_measure_settings(WalsizerMeasureSettings *set)
-{
-	set->segment_bytes = wal_segment_size;
-	set->checkpoint_timeout_s = CheckPointTimeout;
-	set->completion_target = CheckPointCompletionTarget;
-	set->window_s = window_length_s();
-	set->sample_interval_ms = walsizer_sample_interval_ms;
-}
-
-static void
-wsw_policy_settings(WalsizerSettings *s)
-{
-	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
-	s->baseline_mb = walsizer_shared->persistent.baseline_mb;
-	LWLockRelease(walsizer_shared->lock);
-
-	s->current_mb = max_wal_size_mb;
-	s->segment_bytes = wal_segment_size;
-	s->checkpoint_timeout_s = CheckPointTimeout;
-	s->completion_target = CheckPointCompletionTarget;
-	s->threshold = walsizer_threshold;
-	s->ratio = walsizer_ratio;
-	s->headroom = walsizer_headroom;
-	s->max_mb = walsizer_max_mb;
-	s->min_mb = walsizer_min_mb;
-	s->disk_cap_mb = ws.disk_cap_mb;
-	s->recovery_cap_mb = walsizer_recovery_cap_mb_now();
-	s->shrink_after = walsizer_shrink_after;
-	s->cooldown = walsizer_cooldown;
-	s->sample_interval_s = walsizer_sample_interval_ms / 1000.0;
-}
-
 /* --- Sampling ------------------------------------------------------------- */
-
-/* Read the WAL position, the redo pointer and the counters. */
-static void
-wsw_read_sample(int64 now_us, WalsizerSample *sample)
-{
-	WalsizerCounters counters;
-	bool		standby = RecoveryInProgress();
-
-	sample->at_us = now_us;
-	sample->standby = standby;
-
-	/*
-	 * On a standby the WAL comes in through replay, and the redo pointer is
-	 * the last restartpoint's (CreateRestartPoint() updates the shared
-	 * copy GetRedoRecPtr() reads): what the startup process compares with
-	 * max_wal_size to request a restartpoint.
-	 */
-	sample->insert_lsn = standby ? GetXLogReplayRecPtr(NULL) : GetXLogInsertRecPtr();
-	sample->redo_lsn = GetRedoRecPtr();
-	walsizer_read_counters(&counters);
-	sample->timed = counters.timed;
-	sample->requested = counters.requested;
-	if (standby && counters.restartpoints_counted)
-	{
-		sample->timed = counters.restartpoints_timed;
-		sample->requested = counters.restartpoints_requested;
-	}
-	sample->counters_reset_at = counters.reset_at;
-	sample->wal_fpi = counters.wal_fpi;
-	sample->wal_fpi_bytes = counters.wal_fpi_bytes;
-	sample->wal_stat_bytes = counters.wal_bytes;
-	sample->fpi_bytes_counted = counters.fpi_bytes_counted;
-	sample->wal_reset_at = counters.wal_reset_at;
-	sample->max_wal_size_mb = max_wal_size_mb;
-}
 
 static void
 wsw_refresh_disk_cap(int64 now_us)
@@ -234,8 +159,8 @@ wsw_sample(int64 now_us)
 	WalsizerSample sample;
 	WalsizerMeasureSettings set;
 
-	wsw_read_sample(now_us, &sample);
-	wsw_measure_settings(&set);
+	walsizer_read_sample(now_us, &sample);
+	walsizer_read_measure_settings(&set);
 	if (sample.standby != ws.measure.latest.standby)
 		wsw_role_changed(&sample, &set);
 	walsizer_measure_add(&ws.measure, &sample, &set);
@@ -253,7 +178,7 @@ wsw_measurements(bool window_end, WalsizerMeasurements *m)
 {
 	WalsizerMeasureSettings set;
 
-	wsw_measure_settings(&set);
+	walsizer_read_measure_settings(&set);
 	walsizer_measure_get(&ws.measure, window_end,
 						 ws.owner.answers_our_choice, &set, m);
 }
@@ -309,7 +234,7 @@ wsw_decide_and_act(const WalsizerMeasurements *m, int64 now_us)
 	WalsizerPolicyState state = wsw_policy_state();
 	WalsizerDecision decision;
 
-	wsw_policy_settings(&settings);
+	walsizer_read_policy_settings(&settings, ws.disk_cap_mb);
 	walsizer_decide(&settings, m, &state, &decision);
 	if (!walsizer_enable)
 		return;
@@ -320,7 +245,7 @@ wsw_decide_and_act(const WalsizerMeasurements *m, int64 now_us)
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
 	walsizer_shared->persistent.policy = decision.state;
 	LWLockRelease(walsizer_shared->lock);
-	if (walsizer_act(&decision, m, &ws.owner, now_us, window_length_s()) &&
+	if (walsizer_act(&decision, m, &ws.owner, now_us, walsizer_window_length_s()) &&
 		!m->standby)
 	{
 		/*
@@ -343,7 +268,7 @@ wsw_plan(const WalsizerMeasurements *m, bool window_just_ended,
 	WalsizerPolicyState state = wsw_policy_state();
 
 	preview.window_end = !window_just_ended && preview.window_s > 0;
-	wsw_policy_settings(&settings);
+	walsizer_read_policy_settings(&settings, ws.disk_cap_mb);
 	walsizer_decide(&settings, &preview, &state, plan);
 	if (!walsizer_enable)
 		snprintf(plan->reason, sizeof(plan->reason),
@@ -407,7 +332,7 @@ wsw_track_config_files(int64 now_us, char *source, size_t len)
 		return;
 	walsizer_track_config_files(&ws.owner, &ws.conf_files,
 								!ws.conf_files_looked, &ws.conf_seen_mb,
-								now_us, window_length_s());
+								now_us, walsizer_window_length_s());
 	ws.conf_files_looked = true;
 	walsizer_max_wal_size_source(&ws.conf_files, &ws.owner, source, len);
 }
@@ -466,7 +391,7 @@ wsw_iteration(void)
 		ended = m;
 		report.ended = &ended;
 		report.ended_fpi = walsizer_measure_window_fpi(&ws.measure);
-		wsw_measure_settings(&set);
+		walsizer_read_measure_settings(&set);
 		walsizer_measure_end_window(&ws.measure, &ended, &set);
 		wsw_measurements(false, &m);
 
@@ -484,7 +409,7 @@ wsw_iteration(void)
 	report.plan = &plan;
 	/* the window's end, on the monotonic clock, as a time people read */
 	report.next_window_at = now + (ws.measure.next_window_at_us - now_us);
-	report.window_s = window_length_s();
+	report.window_s = walsizer_window_length_s();
 	report.disk_cap_mb = ws.disk_cap_mb;
 	report.blocked = !alter_system_allowed;
 	report.max_wal_size_source = ws.conf_files_read ? source : NULL;
@@ -540,8 +465,8 @@ wsw_initialize(void)
 	wsw_read_config_files();
 
 	ws.was_enabled = walsizer_enable;
-	wsw_read_sample(now_us, &first);
-	wsw_measure_settings(&set);
+	walsizer_read_sample(now_us, &first);
+	walsizer_read_measure_settings(&set);
 	walsizer_measure_start(&ws.measure, &first, &set);
 	wsw_refresh_disk_cap(now_us);
 	ws.next_sample_us = now_us;
@@ -550,7 +475,7 @@ wsw_initialize(void)
 	ereport(LOG,
 			(errmsg("pg_walsizer started%s: max_wal_size %d MB, window %.0f s, sample every %d ms%s%s",
 					first.standby ? " on a standby" : "",
-					max_wal_size_mb, window_length_s(),
+					max_wal_size_mb, walsizer_window_length_s(),
 					walsizer_sample_interval_ms,
 					walsizer_enable ? "" : ", disabled",
 					walsizer_dry_run ? ", dry run" : "")));
@@ -568,7 +493,7 @@ wsw_reload_config(void)
 	/* walsizer.disk_fraction may have changed: measure again now */
 	ws.disk_measured_us = 0;
 	/* a new window length applies from the current window's start */
-	wsw_measure_settings(&set);
+	walsizer_read_measure_settings(&set);
 	walsizer_measure_window_length_changed(&ws.measure, &set);
 }
 

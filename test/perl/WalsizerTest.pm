@@ -342,4 +342,99 @@ sub run_advisor
 	return ($? >> 8, $out, $err);
 }
 
+# --- Fixed-rate loads ------------------------------------------------------
+
+push @EXPORT, qw(start_fixed_rate_pgbench stop_pgbench fixed_rate_held log_timed_starts
+  growth_judged);
+
+# pgbench at a fixed rate (-R, transactions per second) in the background,
+# with a progress line every 5 s: its WAL rate is a property of the rate,
+# not of how fast the machine is, as long as the machine sustains it (see
+# fixed_rate_held()).  finish_pgbench() or stop_pgbench() ends it.
+sub start_fixed_rate_pgbench
+{
+	my ($node, $rate, $seconds, @extra) = @_;
+	return start_pgbench($node, '-R', $rate, '-P', 5, '-T', $seconds, @extra);
+}
+
+# Ends a background pgbench at once, keeping what it printed so far (its
+# progress lines are still in the pipe: a kill alone would drop them).
+sub stop_pgbench
+{
+	my ($run) = @_;
+	$run->{handle}->pump_nb for 1 .. 3;
+	$run->{handle}->kill_kill;
+	return;
+}
+
+# Asserts that a fixed-rate load, once ended, ran at its rate: the mean of
+# its progress lines at least 0.9 of it (pgbench catches up on a schedule
+# it fell behind, so a short stall costs nothing; a machine too slow for
+# the rate fails here, not in a comparison of sizes).  Returns the mean.
+sub fixed_rate_held
+{
+	my ($run, $rate, $what) = @_;
+	my @tps;
+	my $max_lag = 0;
+	while ($run->{err} =~ /^progress: [\d.]+ s, ([\d.]+) tps.*?lag ([\d.]+) ms/mg)
+	{
+		push @tps, $1;
+		$max_lag = $2 if $2 > $max_lag;
+	}
+	my $mean = 0;
+	$mean += $_ / @tps for @tps;
+	ok(@tps && $mean >= 0.9 * $rate,
+		sprintf('%s: the load held its %d tps (mean %.0f over %d progress lines, '
+			  . 'schedule lag at most %.0f ms)', $what, $rate, $mean, scalar @tps, $max_lag))
+	  or diag(substr($run->{err}, -2000));
+	return $mean;
+}
+
+# Timed checkpoints started in the log from byte offset $from.
+sub log_timed_starts
+{
+	my ($node, $from) = @_;
+	return log_count($node, qr/checkpoint starting: time\b/, $from);
+}
+
+# Whether the worker has judged its last growth, polled with a hash the
+# caller keeps ($track; $track->{size} is then the size judged).  Every
+# growth is provisional until two whole timed checkpoint cycles were
+# measured at it (SETTLE_MIN_TIMED_CYCLES in policy.c); at the next window
+# end the worker either settles it down (a 'settling' decision) or keeps
+# it without a decision.  So: true once the size is above $from_mb and
+# either the last change was a settling the server runs, or three timed
+# checkpoints started since the size was seen to change (two whole cycles
+# between them) and a window ended after the third with no change.  This
+# follows the server's own cadence, whatever the machine's speed.  The
+# worker records a decision before it publishes the window's end
+# (walsizer_act() before walsizer_publish()), so a change made at that
+# window end is seen here even before this backend reloads the setting.
+sub growth_judged
+{
+	my ($node, $track, $from_mb) = @_;
+	my $size = setting_mb($node, 'max_wal_size');
+	if (!defined $track->{size} || $size != $track->{size})
+	{
+		%$track = (size => $size, log_offset => -s $node->logfile);
+		return 0;
+	}
+	return 0 if $size <= $from_mb;
+	my $ended = defined $track->{third_at}
+	  && status_value($node, "last_check_at > '$track->{third_at}'") eq 't';
+	my ($last_mb, $settling) = split /\|/, $node->safe_psql('postgres',
+		"SELECT new_mb, reason LIKE 'settling%' FROM walsizer.decisions() "
+		  . "WHERE action IN ('grow', 'capped', 'shrink') ORDER BY at DESC LIMIT 1");
+	# a change this backend does not run yet: the next poll starts over
+	return 0 if defined $last_mb && $last_mb != $size;
+	return 1 if defined $settling && $settling eq 't';
+	return 1 if $ended;
+	if (!defined $track->{third_at}
+		&& log_timed_starts($node, $track->{log_offset}) >= 3)
+	{
+		$track->{third_at} = $node->safe_psql('postgres', 'SELECT now()');
+	}
+	return 0;
+}
+
 1;

@@ -1,8 +1,9 @@
 # The advisor's edges, against real servers: bad input of every kind gets
-# one clear line and exit status 2; two servers at once give two rows; a
-# connection lost mid-run is retried, then the partial result is reported
-# (exit 1); without pg_control_checkpoint() it infers cycles from the
-# counters and says so.
+# one clear line and exit status 2 (a server named by its label, never by
+# its connection string; a trace's value out of range named with its
+# line); two servers at once give two rows; a connection lost mid-run is
+# retried, then the partial result is reported (exit 1); without
+# pg_control_checkpoint() it infers cycles from the counters and says so.
 use strict;
 use warnings;
 
@@ -39,6 +40,8 @@ print $fh "sample 1000000 100 50 0 0 0 0 0 0 0 0 64\n";
 print $fh "sample 2000000 200 lots 0 0 0 0 0 0 0 0 64\n";
 close $fh;
 
+my $corpus = "$FindBin::RealBin/../fuzz/corpus/fuzz_trace";
+
 my $long_file = "${PostgreSQL::Test::Utils::tmp_check}/servers.txt";
 open my $sf, '>', $long_file or die;
 print $sf 'host=/tmp dbname=postgres application_name=' . ('x' x 1100) . "\n";
@@ -55,9 +58,9 @@ my @bad = (
 	[ 'a servers file with a line too long to be read whole', [ "--servers-file=$long_file" ],
 	  qr/servers file ".*servers.txt": a line is longer than 1022 characters/ ],
 	[ 'a bad connection string', [ '--duration=1s', conninfo($a), 'port=notaport' ],
-	  qr/could not connect to server "port=notaport": invalid integer value "notaport"/ ],
+	  qr/could not connect to server "[^"]*:notaport\/[^"]*": invalid integer value "notaport"/ ],
 	[ 'a server that is down', [ conninfo($down) ],
-	  qr/could not connect to server "host=.* port=\d+ .*": connection to server .* failed/ ],
+	  qr/could not connect to server "local:@{[ $down->port ]}\/postgres": connection to server .* failed/ ],
 	[ 'a role without pg_monitor', [ conninfo($a, 'nobody') ],
 	  qr/role "nobody" may not measure this server: it needs the privileges of pg_monitor/ ],
 	[ '--record with two servers',
@@ -65,6 +68,11 @@ my @bad = (
 	  qr/--record writes the trace of one server; 2 were given/ ],
 	[ 'a trace with a bad sample', [ "--replay=$broken" ],
 	  qr/trace ".*broken.trace": line 3: "sample" has a field that is not a valid number/ ],
+	# test/fuzz/corpus/fuzz_trace/: what once overflowed the arithmetic
+	[ 'a trace with a time out of range', [ "--replay=$corpus/time_out_of_range" ],
+	  qr/trace ".*time_out_of_range": line 3: "sample": time out of range: "9223372036854775000" \(microseconds since 1970, before the year 10000\)/ ],
+	[ 'a trace with a WAL position out of range', [ "--replay=$corpus/lsn_out_of_range" ],
+	  qr/trace ".*lsn_out_of_range": line 4: "sample": WAL position out of range: "18446744073709551615" \(at most 9223372036854775807\)/ ],
 	[ 'a trace that does not exist', [ '--replay=/nonexistent.trace' ],
 	  qr/could not open trace "\/nonexistent.trace": No such file/ ],
 );

@@ -10,6 +10,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "unit.h"
@@ -45,8 +46,9 @@ some_sample(int n)
 
 	memset(&s, 0, sizeof(s));
 	s.at_us = 800000000000000 + n * SECOND;
-	s.insert_lsn = UINT64_MAX - 1000 + (uint64_t) n;
-	s.redo_lsn = UINT64_MAX - 5000;
+	/* the largest WAL positions a trace holds: pg_lsn - '0/0' in a bigint */
+	s.insert_lsn = (uint64_t) INT64_MAX - 1000 + (uint64_t) n;
+	s.redo_lsn = (uint64_t) INT64_MAX - 5000;
 	s.timed = 12 + n;
 	s.requested = INT64_MAX - 10;
 	s.counters_reset_at = -42;
@@ -56,6 +58,7 @@ some_sample(int n)
 	s.fpi_bytes_counted = n % 2 == 1;
 	s.wal_reset_at = -7;
 	s.max_wal_size_mb = 2 + n;
+	s.standby = n == 1;
 	return s;
 }
 
@@ -74,6 +77,7 @@ check_same_sample(const WalsizerSample *a, const WalsizerSample *b)
 	CHECK_EQ(a->fpi_bytes_counted, b->fpi_bytes_counted);
 	CHECK_EQ(a->wal_reset_at, b->wal_reset_at);
 	CHECK_EQ(a->max_wal_size_mb, b->max_wal_size_mb);
+	CHECK_EQ(a->standby, b->standby);
 }
 
 /* The next line of f, or "" at the end. */
@@ -185,9 +189,12 @@ static void
 server_lines_are_checked(void)
 {
 	CHECK_ACCEPTED(GOOD_SERVER "\n", TRACE_SERVER);
-	/* major and standby may be left out; they do not change the advice */
-	CHECK_ACCEPTED("server redo_known=1 segment_bytes=16777216 block_bytes=8192 checkpoint_timeout_s=30 completion_target=0.9",
+	/* major may be left out: it does not change the advice */
+	CHECK_ACCEPTED("server standby=0 redo_known=1 segment_bytes=16777216 block_bytes=8192 checkpoint_timeout_s=30 completion_target=0.9",
 				   TRACE_SERVER);
+	/* standby may not: a standby is sized by other rules than a primary */
+	CHECK_REJECTED("server major=15 redo_known=1 segment_bytes=16777216 block_bytes=8192 checkpoint_timeout_s=30 completion_target=0.9",
+				   "\"server\" has no standby");
 
 	CHECK_REJECTED("server major=15 foo=1", "bad or unknown setting \"foo=1\"");
 	CHECK_REJECTED("server major", "\"server\" expects key=value, found \"major\"");
@@ -231,9 +238,28 @@ sample_lines_are_checked(void)
 	CHECK_ACCEPTED(GOOD_SAMPLE "\n", TRACE_SAMPLE);
 
 	CHECK_REJECTED("sample 1000000 167772160 150994944 3 4 0 100 0 167772160 0 0",
-				   "\"sample\" has 11 fields, expected 12");
-	CHECK_REJECTED("sample", "\"sample\" has 0 fields, expected 12");
-	CHECK_REJECTED(GOOD_SAMPLE " 1", "\"sample\" has more than 12 fields");
+				   "\"sample\" has 11 fields, expected 12 or 13");
+	CHECK_REJECTED("sample", "\"sample\" has 0 fields, expected 12 or 13");
+	CHECK_REJECTED(GOOD_SAMPLE " 1 1", "\"sample\" has more than 13 fields");
+	/* the thirteenth, the role, is 0 (a primary) or 1 (a standby) */
+	{
+		TraceLine	parsed;
+		char		error[256];
+
+		CHECK_EQ(trace_parse_line(GOOD_SAMPLE " 1", &parsed, error, sizeof(error)),
+				 TRACE_SAMPLE);
+		CHECK(parsed.sample.standby);
+		CHECK(parsed.sample_role_given);
+		CHECK_EQ(trace_parse_line(GOOD_SAMPLE " 0", &parsed, error, sizeof(error)),
+				 TRACE_SAMPLE);
+		CHECK(!parsed.sample.standby);
+		CHECK(parsed.sample_role_given);
+		CHECK_EQ(trace_parse_line(GOOD_SAMPLE, &parsed, error, sizeof(error)),
+				 TRACE_SAMPLE);
+		CHECK(!parsed.sample_role_given);
+	}
+	CHECK_REJECTED(GOOD_SAMPLE " 2", "not a valid number");
+	CHECK_REJECTED(GOOD_SAMPLE " yes", "not a valid number");
 
 	/* not a number, or not a whole one */
 	CHECK_REJECTED("sample 1000000 167772160 150994944 three 4 0 100 0 167772160 0 0 64",
@@ -247,9 +273,30 @@ sample_lines_are_checked(void)
 				   "not a valid number");
 	CHECK_REJECTED("sample 9223372036854775808 167772160 150994944 3 4 0 100 0 167772160 0 0 64",
 				   "not a valid number");
-	/* negative where nothing can be */
+	/*
+	 * Times and WAL positions beyond what a server shows, which the
+	 * measurement's arithmetic could overflow on: microseconds since 1970
+	 * before the year 10000, positions up to INT64_MAX.
+	 */
 	CHECK_REJECTED("sample -1 167772160 150994944 3 4 0 100 0 167772160 0 0 64",
-				   "not a valid number");
+				   "\"sample\": time out of range: \"-1\" (microseconds since 1970, before the year 10000)");
+	CHECK_REJECTED("sample 253402300800000000 167772160 150994944 3 4 0 100 0 167772160 0 0 64",
+				   "\"sample\": time out of range: \"253402300800000000\"");
+	CHECK_REJECTED("sample 9223372036854775807 167772160 150994944 3 4 0 100 0 167772160 0 0 64",
+				   "\"sample\": time out of range: \"9223372036854775807\"");
+	CHECK_ACCEPTED("sample 253402300799999999 167772160 150994944 3 4 0 100 0 167772160 0 0 64",
+				   TRACE_SAMPLE);
+	CHECK_ACCEPTED("sample 0 167772160 150994944 3 4 0 100 0 167772160 0 0 64",
+				   TRACE_SAMPLE);
+	CHECK_REJECTED("sample 1000000 9223372036854775808 150994944 3 4 0 100 0 167772160 0 0 64",
+				   "\"sample\": WAL position out of range: \"9223372036854775808\" (at most 9223372036854775807)");
+	CHECK_REJECTED("sample 1000000 18446744073709551615 150994944 3 4 0 100 0 167772160 0 0 64",
+				   "\"sample\": WAL position out of range: \"18446744073709551615\"");
+	CHECK_REJECTED("sample 1000000 9223372036854775807 9223372036854775808 3 4 0 100 0 167772160 0 0 64",
+				   "\"sample\": redo pointer out of range: \"9223372036854775808\" (at most 9223372036854775807)");
+	CHECK_ACCEPTED("sample 1000000 9223372036854775807 9223372036854775807 3 4 0 100 0 167772160 0 0 64",
+				   TRACE_SAMPLE);
+	/* negative where nothing can be */
 	CHECK_REJECTED("sample 1000000 -167772160 150994944 3 4 0 100 0 167772160 0 0 64",
 				   "not a valid number");
 	CHECK_REJECTED("sample 1000000 167772160 150994944 -3 4 0 100 0 167772160 0 0 64",
@@ -578,6 +625,187 @@ replay_rejects_an_over_long_line(void)
 	CHECK_REPLAY_FAILS(text, on_other, "line 3 is longer than 1023 characters");
 }
 
+/*
+ * Hostile traces (test/fuzz/corpus/fuzz_trace/time_out_of_range and
+ * lsn_out_of_range): a time whose window end overflows int64_t, and a WAL
+ * position beyond any server's, are rejected and named; a WAL position in
+ * range that jumps by exabytes in a microsecond replays, with figures
+ * that stay in range (under UBSan: no overflow, no conversion out of
+ * range).
+ */
+static void
+replay_rejects_times_and_positions_out_of_range(void)
+{
+	ReplaySeen	seen;
+	Advice		advice;
+	char		error[256];
+
+	CHECK_REPLAY_FAILS(GOOD_SERVER "\n"
+					   "sample 9223372036854775000 167772160 150994944 3 4 0 100 0 167772160 0 0 64\n"
+					   "sample 9223372036854775807 167772161 150994944 3 4 0 100 0 167772160 0 0 64\n",
+					   on_other, "line 2: \"sample\": time out of range: \"9223372036854775000\"");
+	CHECK_REPLAY_FAILS(GOOD_SERVER "\n"
+					   "sample 1000000 0 0 3 4 0 100 0 0 0 0 64\n"
+					   "sample 1000001 18446744073709551615 0 3 4 0 100 0 0 0 0 64\n",
+					   on_other, "line 3: \"sample\": WAL position out of range: \"18446744073709551615\"");
+
+	CHECK(replay_text(GOOD_SERVER "\n"
+					  "sample 1000000 0 0 3 4 0 100 0 0 0 0 64\n"
+					  "sample 1000001 9223372036854775807 0 3 4 0 100 0 0 0 0 64\n"
+					  "sample 1000002 9223372036854775807 0 3 4 0 100 0 0 0 0 64\n",
+					  on_other, &seen, &advice, error, sizeof(error)));
+	CHECK_STR_CONTAINS(error, "");
+	CHECK(advice.cycle_bytes <= (uint64_t) 1e18);
+	CHECK(advice.recommended_mb >= 2 && advice.recommended_mb <= 4096);
+}
+
+/*
+ * A standby at 64 MB replaying 16 MB/s, the primary's checkpoints every
+ * 2 s: each restartpoint is requested by WAL volume, 32 MB on from the
+ * last (CheckPointSegments is 2).  Written with the role on the "server"
+ * line only (role_field < 0) or in each sample.
+ */
+static void
+write_restartpoint_trace(FILE *f, int server_standby, int role_field, int seconds)
+{
+	const uint64_t base = 100 * SEGMENT;
+
+	fprintf(f, "server major=15 standby=%d redo_known=1 segment_bytes=%" PRIu64
+			" block_bytes=8192 checkpoint_timeout_s=30 completion_target=0.9\n",
+			server_standby, SEGMENT);
+	for (int i = 0; i <= seconds; i++)
+	{
+		uint64_t	insert = base + (uint64_t) i * SEGMENT;
+		uint64_t	redo = base + (uint64_t) (i / 2) * 2 * SEGMENT;
+
+		fprintf(f, "sample %" PRId64 " %" PRIu64 " %" PRIu64 " 0 %d 0 0 0 %" PRIu64
+				" 0 0 64", 1000000 * SECOND + i * SECOND, insert, redo, 100 + i / 2,
+				insert - base);
+		if (role_field >= 0)
+			fprintf(f, " %d", role_field);
+		fputc('\n', f);
+	}
+	rewind(f);
+}
+
+static bool
+replay_restartpoints(int server_standby, int role_field, int seconds,
+					 Advice *advice)
+{
+	FILE	   *f = tmpfile();
+	AdvisorOptions options;
+	AdvisorServerFacts facts;
+	ReplaySeen	seen;
+	char		error[256];
+	bool		ok;
+
+	CHECK(f != NULL);
+	if (f == NULL)
+		return false;
+	write_restartpoint_trace(f, server_standby, role_field, seconds);
+	advisor_default_options(&options);
+	memset(&seen, 0, sizeof(seen));
+	ok = trace_replay(f, &options, &adv, on_window, NULL, &seen, advice,
+					  &facts, error, sizeof(error));
+	fclose(f);
+	CHECK_STR_CONTAINS(error, "");
+	return ok;
+}
+
+/*
+ * The same samples, from a primary and from a standby: the primary's
+ * checkpoints forced by WAL grow it; the standby's restartpoints, which
+ * only follow the primary's checkpoints, do not (the policy's standby
+ * rules): it is sized by the WAL it replays over whole
+ * checkpoint_timeouts, and before it has one it is not grown.
+ */
+static void
+a_standby_is_sized_by_the_wal_it_replays(void)
+{
+	Advice		primary;
+	Advice		standby;
+
+	/* 20 s: less than a whole checkpoint_timeout of replayed WAL */
+	CHECK(replay_restartpoints(0, -1, 20, &primary));
+	CHECK_EQ(primary.verdict, ADVISOR_GROW);
+	CHECK(primary.wal_forced > 0);
+	CHECK_STR_CONTAINS(primary.reason, "forced by WAL");
+	CHECK(replay_restartpoints(1, -1, 20, &standby));
+	CHECK_EQ(standby.verdict, ADVISOR_KEEP);
+	CHECK_EQ(standby.recommended_mb, 64);
+	CHECK(strstr(standby.reason, "forced") == NULL);
+	CHECK_STR_CONTAINS(standby.basis, "standby: no whole 30 s checkpoint_timeout of replayed WAL");
+	CHECK(!standby.cycle_predicted);
+
+	/* 70 s: two whole checkpoint_timeouts, 480 MB of replayed WAL in each */
+	CHECK(replay_restartpoints(1, -1, 70, &standby));
+	CHECK_EQ(standby.verdict, ADVISOR_GROW);
+	CHECK_STR_CONTAINS(standby.reason, "standby: it replays up to 480 MB of WAL per checkpoint_timeout");
+	CHECK_STR_CONTAINS(standby.basis, "standby: the WAL it replays over whole 30 s checkpoint_timeouts, at most 480 MB");
+	CHECK(!standby.cycle_predicted);
+	CHECK_UEQ(standby.cycle_bytes, 480 * 1024 * 1024ULL);
+}
+
+/* Each sample's own role wins over the "server" line's. */
+static void
+a_sample_says_its_role(void)
+{
+	Advice		advice;
+
+	CHECK(replay_restartpoints(0, 1, 20, &advice));
+	CHECK_EQ(advice.verdict, ADVISOR_KEEP);
+	CHECK_STR_CONTAINS(advice.basis, "standby: no whole 30 s checkpoint_timeout");
+	CHECK(replay_restartpoints(1, 0, 20, &advice));
+	CHECK_EQ(advice.verdict, ADVISOR_GROW);
+	CHECK_STR_CONTAINS(advice.reason, "forced by WAL");
+}
+
+/*
+ * Promoted after 20 s: the window in progress ends there, what described
+ * the restartpoints is forgotten (walsizer_measure_role_changed(), as in
+ * the worker), and the run is sized as a primary's: the checkpoints WAL
+ * forces after the promotion grow it.
+ */
+static void
+a_promotion_during_the_run(void)
+{
+	FILE	   *f = tmpfile();
+	FILE	   *second = tmpfile();
+	AdvisorOptions options;
+	AdvisorServerFacts facts;
+	ReplaySeen	seen;
+	Advice		advice;
+	char		error[256];
+	char		line[512];
+
+	CHECK(f != NULL && second != NULL);
+	if (f == NULL || second == NULL)
+		return;
+	/* the restartpoint trace's samples, standby for 20 s, then primary */
+	write_restartpoint_trace(second, 1, 1, 60);
+	for (int n = 0; fgets(line, sizeof(line), second); n++)
+	{
+		/* lines 1 to 21 are the server line and samples 0 to 20 */
+		if (n > 21)
+			line[strlen(line) - 2] = '0';
+		fputs(line, f);
+	}
+	fclose(second);
+	rewind(f);
+	advisor_default_options(&options);
+	memset(&seen, 0, sizeof(seen));
+	CHECK(trace_replay(f, &options, &adv, on_window, NULL, &seen, &advice,
+					   &facts, error, sizeof(error)));
+	fclose(f);
+	CHECK_STR_CONTAINS(error, "");
+	CHECK(facts.standby);
+	CHECK(!adv.facts.standby);
+	/* at the promotion (21 s), at 51 s, and the last 9 s */
+	CHECK_EQ(seen.windows, 3);
+	CHECK_EQ(advice.verdict, ADVISOR_GROW);
+	CHECK_STR_CONTAINS(advice.reason, "forced by WAL");
+}
+
 int
 main(void)
 {
@@ -595,5 +823,9 @@ main(void)
 	RUN_TEST(suite, replay_rejects_a_trace_without_samples);
 	RUN_TEST(suite, replay_leaves_other_directives_to_the_caller);
 	RUN_TEST(suite, replay_rejects_an_over_long_line);
+	RUN_TEST(suite, replay_rejects_times_and_positions_out_of_range);
+	RUN_TEST(suite, a_standby_is_sized_by_the_wal_it_replays);
+	RUN_TEST(suite, a_sample_says_its_role);
+	RUN_TEST(suite, a_promotion_during_the_run);
 	return unit_exit_status();
 }
