@@ -6,12 +6,13 @@
 #
 # 15 runs on the host from Debian 12's own packages (installed first when
 # missing); 17, 18 and 19 need a newer libc and run in chroots from
-# test/chroot.sh, prepared in the background. Two lanes run side by side,
-# one per core: the host's 15 (then 18), and the newest major (then 17).
+# test/chroot.sh, prepared in the background. Three lanes run side by
+# side: the host's 15 (then 18), the newest major (then 17), and the
+# newest major's slow TAP files (see the lanes below).
 # 15 and the newest run every suite, the majors between pg_regress and the
 # version-dependent TAP files (see suite_args below). test/run-suites.sh
 # does the work for each major; a failing major does not stop the next
-# one. Each major's log is printed when both lanes are done; then a table
+# one. Each major's log is printed when all lanes are done; then a table
 # per major and, as the last line, "N passed, N failed" summed over all
 # majors; exits 1 if anything failed.
 # Needs root. WALSIZER_APT_UPDATED=1 skips "apt-get update" before
@@ -37,14 +38,15 @@ done
 slow_files=$({ grep -l '^# walsizer-test: slow$' "$srcdir"/test/t/*.pl 2>/dev/null || true; } | xargs -r -n1 basename | tr '\n' ' ')
 version_files=$(grep -l '^# walsizer-test: version-dependent$' "$srcdir"/test/t/*.pl 2>/dev/null | wc -l || true)
 cat <<EOF_PLAN
-pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, two majors at a time:
+pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, in three lanes side by side:
   - 15 on this machine, from Debian 12's packages (installed first if missing):
     pg_regress, the TAP files, unit, sim, fuzz-smoke, the mutation check,
     bench-smoke, the PGXN checks, the monitoring checks (promtool) and
     the Debian package (test/package.sh)
   - ${majors[-1]} (the newest) in a Debian chroot under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
     (built once, a few minutes): pg_regress, every TAP file, unit and sim;
-    the slow TAP files (${slow_files% }) run there only
+    the slow TAP files (${slow_files% }) run there only, in a lane
+    of their own
   - the majors between, in chroots too: pg_regress and the ${version_files}
     version-dependent TAP files; the Debian package on 17
   Ends with a table per major and "N passed, N failed".
@@ -156,23 +158,32 @@ newest=${majors[-1]}
 # (marked "# walsizer-test: version-dependent"): what is the same on every
 # major was proven on 15 and the newest. The Debian package is built and
 # checked on 15 and on 17, the default major of the chroot's release.
-suite_args() { # MAJOR
+slow_paths=$({ grep -l '^# walsizer-test: slow$' "$srcdir"/test/t/*.pl 2>/dev/null || true; } |
+    sed "s|^$srcdir/||")
+suite_args() { # JOB: a major, or NEWEST-slow for the newest's slow TAP files
     local m=$1 args=()
-    [[ $m == "$newest" ]] || args+=(--no-slow-tap)
+    if [[ $m == "$newest-slow" ]]; then
+        # a job of its own, beside the newest's other suites: --tap-only
+        # installs into its own scratch directory, so both run at once
+        # shellcheck disable=SC2086 # one path per line
+        printf '%s\n' --tap-only $slow_paths
+        return
+    fi
+    args+=(--no-slow-tap)
     if [[ $m == 15 ]]; then
         args+=(--fuzz --mutation --bench-smoke --pgxn --monitoring)
     elif [[ $m != "$newest" ]]; then
         args+=(--no-pure --version-tap-only)
     fi
     [[ $m != 15 && $m != 17 ]] || args+=(--package)
-    ((${#args[@]} == 0)) || printf '%s\n' "${args[@]}"
+    printf '%s\n' "${args[@]}"
 }
 
 # One major's suites; writes run-MAJOR.log and run-MAJOR.status
 # ("RC SECONDS PREP..."). Runs inside a lane, in the background.
 run_major() {
-    local m=$1 log=$logdir/run-$1.log rc=0 t0 waited prep args=()
-    mapfile -t args < <(suite_args "$m")
+    local job=$1 m=${1%-slow} log=$logdir/run-$1.log rc=0 t0 waited prep args=()
+    mapfile -t args < <(suite_args "$job")
     if [[ $m == 15 ]]; then
         prep=host
         t0=$SECONDS
@@ -186,7 +197,7 @@ run_major() {
         say "PostgreSQL $m chroot: ${state[$m]}, prepared in ${prep_secs}s, waited ${waited}s"
         if ((prep_rc != 0)); then
             cp "$logdir/prepare-$m.log" "$log"
-            echo "1 0 chroot preparation failed" >"$logdir/run-$m.status"
+            echo "1 0 chroot preparation failed" >"$logdir/run-$job.status"
             return
         fi
         t0=$SECONDS
@@ -195,16 +206,18 @@ run_major() {
             bash /src/test/run-suites.sh --pg-config "/usr/lib/postgresql/$m/bin/pg_config" \
             "${args[@]}" >"$log" 2>&1 || rc=$?
     fi
-    echo "$rc $((SECONDS - t0)) $prep" >"$logdir/run-$m.status"
-    say "PostgreSQL $m: $(tail -n 1 "$log") in $((SECONDS - t0))s"
+    echo "$rc $((SECONDS - t0)) $prep" >"$logdir/run-$job.status"
+    say "PostgreSQL $job: $(tail -n 1 "$log") in $((SECONDS - t0))s"
 }
 
-# Two lanes side by side, one for each core: the host's 15, and the
-# newest major in its chroot; the majors between go to the lane with less
-# to do (18 after 15, 17 after the newest, whose slow files take longer).
-# Within a lane the majors run one after the other, each test file alone,
-# so the tests see a machine as busy as a shared CI machine, not busier.
-lane_a=() lane_b=() middle=()
+# Lanes side by side: the host's 15 (then 18), the newest major in its
+# chroot (then 17), and the newest major's slow TAP files. Within a lane
+# the jobs run one after the other, each test file alone. The TAP files
+# spend most of their time waiting for the server's cadence (windows,
+# checkpoints), so three lanes keep two cores busy about as a shared CI
+# machine would be; the tests are written to hold on a machine twice as
+# slow.
+lane_a=() lane_b=() lane_c=() middle=() jobs=()
 for m in "${majors[@]}"; do
     if [[ $m == 15 ]]; then lane_a+=("$m")
     elif [[ $m == "$newest" ]]; then lane_b=("$m" "${lane_b[@]}")
@@ -214,16 +227,18 @@ i=0
 for m in "${middle[@]}"; do # newest first: 18 to lane a, 17 to lane b
     if ((i++ % 2 == 0)); then lane_a+=("$m"); else lane_b+=("$m"); fi
 done
+[[ -z $slow_paths ]] || lane_c=("$newest-slow")
+jobs=("${majors[@]}" "${lane_c[@]}")
 lane_pids=()
-for lane in "${lane_a[*]}" "${lane_b[*]}"; do
+for lane in "${lane_a[*]}" "${lane_b[*]}" "${lane_c[*]}"; do
     [[ -n $lane ]] || continue
-    # shellcheck disable=SC2086 # a lane is a list of majors
-    (for m in $lane; do run_major "$m"; done) &
+    # shellcheck disable=SC2086 # a lane is a list of jobs
+    (for job in $lane; do run_major "$job"; done) &
     lane_pids+=("$!")
 done
 for pid in "${lane_pids[@]}"; do wait "$pid" || true; done
 
-for m in "${majors[@]}"; do
+for m in "${jobs[@]}"; do
     printf '\n########## PostgreSQL %s\n' "$m"
     log=$logdir/run-$m.log
     cat "$log" 2>/dev/null || true
@@ -249,20 +264,20 @@ if [[ " ${majors[*]} " == *" 15 "* ]]; then
         fi
     done
 fi
-for m in "${majors[@]}"; do
+for m in "${jobs[@]}"; do
     total_pass=$((total_pass + row_pass[$m])) total_fail=$((total_fail + row_fail[$m]))
 done
 
 printf '\n########## Summary\n'
-for m in "${majors[@]}"; do
+for m in "${jobs[@]}"; do
     # run-suites.sh prints each suite's line twice: after it, and at its end.
     [[ ! -e $logdir/run-$m.log ]] || grep -E '^PG [0-9]+ [a-z-]+: ' "$logdir/run-$m.log" |
         awk '!seen[$0]++'
 done
 echo
-printf '%-6s %-36s %7s %7s %7s  %s\n' major chroot tests passed failed note
-for m in "${majors[@]}"; do
-    printf '%-6s %-36s %6ss %7s %7s  %s\n' "$m" "${row_prep[$m]}" "${row_test[$m]}" \
+printf '%-8s %-36s %7s %7s %7s  %s\n' major chroot tests passed failed note
+for m in "${jobs[@]}"; do
+    printf '%-8s %-36s %6ss %7s %7s  %s\n' "$m" "${row_prep[$m]}" "${row_test[$m]}" \
         "${row_pass[$m]}" "${row_fail[$m]}" "${row_note[$m]:-}"
 done
 if ((total_fail)); then
