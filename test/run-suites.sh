@@ -196,16 +196,27 @@ banner() { printf '\n===== PG %s %s\n' "$major" "$*"; }
 make_vars=(PG_CONFIG="$pg_config" COPT=-Werror)
 
 # With --tap-only the build is installed into the scratch directory, not
-# over the major's own files: Debian's extension_destdir and
-# dynamic_library_path (in TEMP_CONFIG, which PostgreSQL::Test::Cluster
+# over the major's own files: Debian's extension_destdir (or, from 18 on,
+# extension_control_path) and dynamic_library_path (in TEMP_CONFIG, which
+# PostgreSQL::Test::Cluster
 # appends to every node's postgresql.conf) make the servers load it from
 # there, so several trees can be checked at once on one machine.
 install_args=(install)
 if ((${#tap_only[@]})); then
     private=$scratch/install
     install_args=(DESTDIR="$private" install)
-    printf "extension_destdir = '%s'\ndynamic_library_path = '%s:\$libdir'\n" \
-        "$private" "$private$("$pg_config" --pkglibdir)" >"$scratch/private-install.conf"
+    # Debian's extension_destdir up to 17; extension_control_path from 18
+    # on (given as the share directory and as its extension/ directory,
+    # either of which a major may expect)
+    if "${as_user[@]}" "$bindir/postgres" --describe-config 2>/dev/null | grep '^extension_destdir' >/dev/null; then
+        printf "extension_destdir = '%s'\n" "$private" >"$scratch/private-install.conf"
+    else
+        share=$private$("$pg_config" --sharedir)
+        printf "extension_control_path = '%s/extension:%s:\$system'\n" "$share" "$share" \
+            >"$scratch/private-install.conf"
+    fi
+    printf "dynamic_library_path = '%s:\$libdir'\n" "$private$("$pg_config" --pkglibdir)" \
+        >>"$scratch/private-install.conf"
     as_user+=(TEMP_CONFIG="$scratch/private-install.conf"
         WALSIZER_ADVISOR="$private$bindir/pg_walsizer_advisor")
 fi
