@@ -350,12 +350,18 @@ if ((cluster_up)); then
     runuser -u "$user" -- "$bindir/pg_ctl" -D "$cluster" -w stop >/dev/null 2>&1 || true
 fi
 
-# 9. Purge: dpkg must remove every file it installed.
+# 9. Purge: dpkg must remove every file it installed (a make install's
+# own files, such as docs the package ships compressed, may stay).
+files_left() {
+    local f
+    for f in "$@"; do [[ ! -e $f ]] || echo "$f"; done
+}
 if ((installed_by_us)); then
+    mapfile -t shipped < <(dpkg -L "$pkg" | while IFS= read -r f; do [[ ! -f $f ]] || echo "$f"; done)
     if DEBIAN_FRONTEND=noninteractive apt-get purge -y "$pkg" >"$logs/purge" 2>&1 &&
         [[ $(pkg_status) != [ir]* ]] &&
         [[ ! -e $so && ! -e $advisor && ! -e $("$pg_config" --sharedir)/extension/pg_walsizer.control ]] &&
-        ! compgen -G "$pkgdocdir/*.md*" >/dev/null; then
+        ((${#shipped[@]} > 0)) && [[ -z $(files_left "${shipped[@]}") ]]; then
         installed_by_us=0
         ok "purged $pkg: its library, advisor, extension and doc files are gone"
         if [[ -f $saved ]]; then
@@ -369,6 +375,7 @@ if ((installed_by_us)); then
     else
         not_ok "purge $pkg"
         show "$logs/purge"
+        files_left "${shipped[@]}" | sed 's/^/#   left behind: /'
     fi
 else
     not_run "purge $pkg" "not installed"

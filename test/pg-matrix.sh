@@ -7,8 +7,8 @@
 # 15 runs on the host from Debian 12's own packages (installed first when
 # missing); 17, 18 and 19 need a newer libc and run in chroots from
 # test/chroot.sh, prepared in the background. Three lanes run side by
-# side: the host's 15 (then 18), the newest major (then 17), and the
-# newest major's slow TAP files (see the lanes below).
+# side: the host's 15, the newest major (then 17), and the newest major's
+# slow TAP files (then 18; see the lanes below).
 # 15 and the newest run every suite, the majors between pg_regress and the
 # version-dependent TAP files (see suite_args below). test/run-suites.sh
 # does the work for each major; a failing major does not stop the next
@@ -210,8 +210,8 @@ run_major() {
     say "PostgreSQL $job: $(tail -n 1 "$log") in $((SECONDS - t0))s"
 }
 
-# Lanes side by side: the host's 15 (then 18), the newest major in its
-# chroot (then 17), and the newest major's slow TAP files. Within a lane
+# Lanes side by side: the host's 15, the newest major in its chroot (then
+# 17), and the newest major's slow TAP files (then 18). Within a lane
 # the jobs run one after the other, each test file alone. The TAP files
 # spend most of their time waiting for the server's cadence (windows,
 # checkpoints), so three lanes keep two cores busy about as a shared CI
@@ -223,12 +223,16 @@ for m in "${majors[@]}"; do
     elif [[ $m == "$newest" ]]; then lane_b=("$m" "${lane_b[@]}")
     else middle=("$m" "${middle[@]}"); fi
 done
-i=0
-for m in "${middle[@]}"; do # newest first: 18 to lane a, 17 to lane b
-    if ((i++ % 2 == 0)); then lane_a+=("$m"); else lane_b+=("$m"); fi
-done
+# the majors between (newest first): 18 after the slow files, 17 after
+# the newest; 15's lane, with the mutation, fuzz, benchmark and package
+# suites, is the longest already
 [[ -z $slow_paths ]] || lane_c=("$newest-slow")
-jobs=("${majors[@]}" "${lane_c[@]}")
+i=0
+for m in "${middle[@]}"; do
+    if ((i++ % 2 == 0)); then lane_c+=("$m"); else lane_b+=("$m"); fi
+done
+jobs=("${majors[@]}")
+[[ -z $slow_paths ]] || jobs+=("$newest-slow")
 lane_pids=()
 for lane in "${lane_a[*]}" "${lane_b[*]}" "${lane_c[*]}"; do
     [[ -n $lane ]] || continue
