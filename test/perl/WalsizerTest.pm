@@ -437,4 +437,27 @@ sub growth_judged
 	return 0;
 }
 
+# The tmpfs the test runner mounted for tests that fill a filesystem
+# (WALSIZER_TEST_TMPFS). Without one the test skips, but a
+# WALSIZER_TEST_TMPFS that names an unusable one is a mistake, and
+# test/run-suites.sh, which mounts one, sets WALSIZER_REQUIRE_TMPFS: there a
+# skip would only hide that the test never ran. Both fail instead (and
+# exit). Returns the tmpfs's path.
+sub test_tmpfs
+{
+	my $fs = $ENV{WALSIZER_TEST_TMPFS};
+	my $problem =
+	    !defined $fs || $fs eq '' ? 'WALSIZER_TEST_TMPFS is not set: needs a tmpfs mounted by the test runner'
+	  : !-d $fs || !-w $fs ? "WALSIZER_TEST_TMPFS=$fs is not a writable directory"
+	  : `stat -f -c %T '$fs'` !~ /^tmpfs$/m ? "WALSIZER_TEST_TMPFS=$fs is not a tmpfs"
+	  : undef;
+	return $fs unless defined $problem;
+	plan(skip_all => $problem)
+	  unless $ENV{WALSIZER_REQUIRE_TMPFS} || ($fs // '') ne '';
+	plan(tests => 1);
+	fail($problem . ($ENV{WALSIZER_REQUIRE_TMPFS} ? ' (WALSIZER_REQUIRE_TMPFS is set)' : ''));
+	exit;
+}
+push @EXPORT, qw(test_tmpfs);
+
 1;

@@ -20,25 +20,7 @@ use Test::More;
 use Time::HiRes qw(time sleep);
 use WalsizerTest;
 
-# Without a tmpfs the test skips, but a WALSIZER_TEST_TMPFS that names an
-# unusable one is a mistake, and test/run-suites.sh, which mounts one, sets
-# WALSIZER_REQUIRE_TMPFS: there a skip would only hide that the test never
-# ran.  Both fail instead.
-my $tmpfs = $ENV{WALSIZER_TEST_TMPFS};
-my $tmpfs_problem =
-    !defined $tmpfs || $tmpfs eq '' ? 'WALSIZER_TEST_TMPFS is not set: needs a tmpfs mounted by the test runner'
-  : !-d $tmpfs || !-w $tmpfs ? "WALSIZER_TEST_TMPFS=$tmpfs is not a writable directory"
-  : `stat -f -c %T '$tmpfs'` !~ /^tmpfs$/m ? "WALSIZER_TEST_TMPFS=$tmpfs is not a tmpfs"
-  : undef;
-if (defined $tmpfs_problem)
-{
-	plan skip_all => $tmpfs_problem
-	  unless $ENV{WALSIZER_REQUIRE_TMPFS} || ($tmpfs // '') ne '';
-	plan tests => 1;
-	fail($tmpfs_problem
-		  . ($ENV{WALSIZER_REQUIRE_TMPFS} ? ' (WALSIZER_REQUIRE_TMPFS is set)' : ''));
-	exit;
-}
+my $tmpfs = test_tmpfs();
 
 my $window_s = 2;
 my $waldir = PostgreSQL::Test::Utils::tempdir() . '/pg_wal';

@@ -17,25 +17,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use WalsizerTest;
 
-# Without a tmpfs the test skips, but a WALSIZER_TEST_TMPFS that names an
-# unusable one is a mistake, and test/run-suites.sh, which mounts one, sets
-# WALSIZER_REQUIRE_TMPFS: there a skip would only hide that the test never
-# ran.  Both fail instead.
-my $fs = $ENV{WALSIZER_TEST_TMPFS};
-my $tmpfs_problem =
-    !defined $fs || $fs eq '' ? 'WALSIZER_TEST_TMPFS is not set: needs a tmpfs mounted by the test runner'
-  : !-d $fs || !-w $fs ? "WALSIZER_TEST_TMPFS=$fs is not a writable directory"
-  : `stat -f -c %T '$fs'` !~ /^tmpfs$/m ? "WALSIZER_TEST_TMPFS=$fs is not a tmpfs"
-  : undef;
-if (defined $tmpfs_problem)
-{
-	plan skip_all => $tmpfs_problem
-	  unless $ENV{WALSIZER_REQUIRE_TMPFS} || ($fs // '') ne '';
-	plan tests => 1;
-	fail($tmpfs_problem
-		  . ($ENV{WALSIZER_REQUIRE_TMPFS} ? ' (WALSIZER_REQUIRE_TMPFS is set)' : ''));
-	exit;
-}
+my $fs = test_tmpfs();
 
 my $MB = 1024 * 1024;
 my $wal_dir = "$fs/jitter_pg_wal";
