@@ -5,12 +5,13 @@
  *
  * A decision that changes the size is written with ALTER SYSTEM and a
  * reload (apply_setting.c), logged, and recorded in the history
- * (record.c).  What can stand in the way is handled here, and never
- * thrown: a dry run records advice instead; allow_alter_system = off is
- * reported once and recorded as "blocked"; a change the DBA has pending
- * in postgresql.auto.conf postpones ours (said once per pending value);
- * any other failure is recorded as "error" once and retried less and less
- * often, never at every sample.
+ * (record.c).  Whether it may be written is size_owner.c's rule
+ * (walsizer_owner_may_write); what stands in the way is handled here, and
+ * never thrown: a dry run records advice instead; allow_alter_system = off
+ * or a max_wal_size given on the command line is reported once and
+ * recorded as "blocked"; a configuration change not yet reloaded postpones
+ * ours (said once per reason); any other failure is recorded as "error"
+ * once and retried less and less often, never at every sample.
  *
  * The size about to be written is saved in the state file first
  * ("intent"), so that a crash between ALTER SYSTEM and the next state
@@ -24,6 +25,7 @@
 
 #include "act.h"
 #include "apply_setting.h"
+#include "config_files.h"
 #include "record.h"
 #include "recovery_time.h"
 #include "shared_state.h"
@@ -146,18 +148,22 @@ act_failed(const WalsizerDecision *d, const WalsizerMeasurements *m,
 	walsizer_record(WALSIZER_ACTION_ERROR, d->old_mb, d->new_mb, m, reason);
 }
 
+/*
+ * A configuration change awaits a reload: pg_walsizer's write would reload
+ * it on the DBA's behalf (or replace it).  Said once per reason, not at
+ * every sample; quiet when it waits for the reload of its own last write.
+ */
 static void
 act_postponed(const WalsizerDecision *d, const char *why)
 {
-	/* once per value waiting in the file, not at every sample */
-	if (strcmp(postponed_logged, why) == 0)
+	if (why[0] == '\0' || strcmp(postponed_logged, why) == 0)
 		return;
 	strlcpy(postponed_logged, why, sizeof(postponed_logged));
 	ereport(LOG,
-			(errmsg("pg_walsizer postponed changing max_wal_size to %lld MB",
+			(errmsg("pg_walsizer postponed changing max_wal_size to %lld MB until the configuration is reloaded",
 					(long long) d->new_mb),
-			 errdetail("%s.", why),
-			 errhint("Reload the configuration to apply that change; pg_walsizer will then adopt it.")));
+			 errdetail("%s; pg_walsizer does not reload the configuration on the DBA's behalf.", why),
+			 errhint("Reload the configuration (SELECT pg_reload_conf()) to apply the pending change; pg_walsizer then adopts any new max_wal_size and goes on.")));
 }
 
 static bool
@@ -210,54 +216,107 @@ act_dry_run(const WalsizerDecision *d, const WalsizerMeasurements *m)
 	return false;
 }
 
-/* How far act_change() got. */
-typedef enum ActOutcome
+/*
+ * max_wal_size is given on the command line: every write would be
+ * ignored.  Said once, and recorded as "blocked" once, until it is not.
+ */
+static bool outranked_reported = false;
+
+static void
+act_outranked(const WalsizerDecision *d, const WalsizerMeasurements *m)
 {
-	ACT_WRITTEN,				/* written and reloaded */
-	ACT_NOT_WRITTEN,			/* advised, blocked or postponed, and said so */
-	ACT_FAILED					/* failed, or waiting to retry: try again */
-} ActOutcome;
+	char		reason[WALSIZER_REASON_LEN];
+
+	if (outranked_reported)
+		return;
+	outranked_reported = true;
+	snprintf(reason, sizeof(reason),
+			 "max_wal_size is set on the server's command line, which outranks postgresql.auto.conf; recommends %lld MB: %s",
+			 (long long) d->new_mb, d->reason);
+	ereport(WARNING,
+			(errmsg("pg_walsizer cannot change max_wal_size from %lld MB to %lld MB: it is set on the server's command line",
+					(long long) d->old_mb, (long long) d->new_mb),
+			 errdetail("A value given with \"postgres -c\" or \"pg_ctl -o\" outranks postgresql.auto.conf, so ALTER SYSTEM cannot change it. pg_walsizer stops trying and keeps measuring."),
+			 errhint("Remove max_wal_size from the server's command line and restart, or set walsizer.enable = off.")));
+	walsizer_record(WALSIZER_ACTION_BLOCKED, d->old_mb, d->new_mb, m, reason);
+}
 
 /*
- * Change the setting to d->new_mb unless this is a dry run, ALTER SYSTEM
- * is unavailable, someone else's change awaits a reload, or an earlier
- * failure's retry delay has not passed; each of those is reported and
- * recorded here.  Errors are recorded, never thrown.  now_us is the
- * monotonic time, window_s the window length.
+ * A write for the disk guard goes ahead although other configuration
+ * changes await a reload: its reload applies them too.  Say which.
  */
-static ActOutcome
+static void
+act_reload_applies_more(const char *why)
+{
+	ereport(LOG,
+			(errmsg("pg_walsizer's reload to protect the WAL volume also applies configuration changes that were not loaded yet"),
+			 errdetail("%s.", why)));
+}
+
+/*
+ * Change the setting to d->new_mb if size_owner.c's rules let it
+ * (walsizer_owner_may_write): otherwise advise (dry run), report (ALTER
+ * SYSTEM disabled, the command line outranks it) or postpone (a change
+ * awaits a reload); an earlier failure's retry delay postpones it too.
+ * Errors are recorded, never thrown.
+ */
+static WalsizerActOutcome
 act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
-		   WalsizerSizeTracker *owner, int64 now_us, double window_s)
+		   const WalsizerActContext *ctx)
 {
 	char		errbuf[WALSIZER_REASON_LEN];
 	char		reason[WALSIZER_REASON_LEN];
-	WalsizerApplyResult result;
+	char		why[WALSIZER_REASON_LEN];
+	WalsizerWriteFacts facts;
+	WalsizerWriteVerdict verdict;
 
-	if (walsizer_dry_run)
+	memset(&facts, 0, sizeof(facts));
+	facts.enabled = walsizer_enable;
+	facts.dry_run = walsizer_dry_run;
+	facts.disk_guard = d->action == WALSIZER_ACTION_PROTECT;
+	facts.outranked = walsizer_max_wal_size_outranked();
+	facts.alter_system_allowed = walsizer_alter_system_allowed();
+	verdict = walsizer_owner_may_write(&facts);
+	if (!facts.outranked)
+		outranked_reported = false;
+	if (verdict == WALSIZER_WRITE)
 	{
-		walsizer_owner_attempting(owner);
-		act_dry_run(d, m);
-		return ACT_NOT_WRITTEN;
+		if (failing.attempts > 0 && ctx->now_us < failing.retry_at_us)
+			return WALSIZER_ACT_NOT_DONE;
+		/* its own last write is not loaded yet: wait quietly for that */
+		if (walsizer_apply_own_write_unloaded())
+			return WALSIZER_ACT_NOT_DONE;
+		/* under the lock, so that no DBA's ALTER SYSTEM slips in after it */
+		walsizer_apply_prepare(ctx->loaded, &facts.config_pending, why,
+							   sizeof(why));
+		verdict = walsizer_owner_may_write(&facts);
+		if (verdict != WALSIZER_WRITE)
+			walsizer_apply_cancel();
 	}
-	if (failing.attempts > 0 && now_us < failing.retry_at_us)
-		return ACT_FAILED;
 
-	result = walsizer_apply_prepare(errbuf, sizeof(errbuf));
-	if (result == WALSIZER_APPLY_BLOCKED)
+	switch (verdict)
 	{
-		act_blocked(d, m);
-		return ACT_NOT_WRITTEN;
-	}
-	if (result == WALSIZER_APPLY_DEFERRED)
-	{
-		/* the reload that follows will show up as a change to adopt */
-		act_postponed(d, errbuf);
-		return ACT_NOT_WRITTEN;
+		case WALSIZER_WRITE_DISABLED:
+			return WALSIZER_ACT_NOT_DONE;
+		case WALSIZER_WRITE_ADVISE:
+			walsizer_owner_attempting(ctx->owner);
+			act_dry_run(d, m);
+			return WALSIZER_ACT_ADVISED;
+		case WALSIZER_WRITE_OUTRANKED:
+			act_outranked(d, m);
+			return WALSIZER_ACT_ADVISED;
+		case WALSIZER_WRITE_BLOCKED:
+			act_blocked(d, m);
+			return WALSIZER_ACT_ADVISED;
+		case WALSIZER_WRITE_DEFER:
+			act_postponed(d, why);
+			return WALSIZER_ACT_NOT_DONE;
+		case WALSIZER_WRITE:
+			break;
 	}
 	postponed_logged[0] = '\0';
-
-	/* until the change below is applied, the old size is not walsizer's */
-	walsizer_owner_attempting(owner);
+	if (facts.config_pending && why[0] != '\0')
+		act_reload_applies_more(why);
 
 	/* write the intent first, so a crash mid-change is not taken as the DBA's */
 	walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, d->new_mb);
@@ -270,17 +329,17 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 				 (long long) d->new_mb);
 		act_failed(d, m, reason,
 				   "Its state file could not be saved first, so a crash during the change could not be told from the DBA's own change.",
-				   now_us, window_s);
-		return ACT_FAILED;
+				   ctx->now_us, ctx->window_s);
+		return WALSIZER_ACT_NOT_DONE;
 	}
 
-	result = walsizer_apply_write(d->new_mb, errbuf, sizeof(errbuf));
-	if (result != WALSIZER_APPLY_OK)
+	if (walsizer_apply_write(d->new_mb, ctx->alter_count_seen, errbuf,
+							 sizeof(errbuf)) != WALSIZER_APPLY_OK)
 	{
 		walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, 0);
 		snprintf(reason, sizeof(reason), "ALTER SYSTEM failed: %s", errbuf);
-		act_failed(d, m, reason, reason, now_us, window_s);
-		return ACT_FAILED;
+		act_failed(d, m, reason, reason, ctx->now_us, ctx->window_s);
+		return WALSIZER_ACT_NOT_DONE;
 	}
 
 	if (failing.attempts > 0)
@@ -289,20 +348,24 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 						failing.attempts)));
 	failing.attempts = 0;
 	blocked_reported = false;
-	return ACT_WRITTEN;
+	return WALSIZER_ACT_WRITTEN;
 }
 
 /*
  * Carry out one of the policy's decisions: record it, and change the
- * setting (act_change).  True when the server was told to run the new
- * size.
+ * setting (act_change).  The outcome says whether the decision was
+ * carried out (written, or advised or reported where no write may be
+ * made) or not done at all (failed or postponed), which must consume none
+ * of the policy's state.
  */
-bool
+WalsizerActOutcome
 walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
-			 WalsizerSizeTracker *owner, int64 now_us, double window_s)
+			 const WalsizerActContext *ctx)
 {
+	WalsizerActOutcome outcome;
+
 	if (d->action == WALSIZER_ACTION_NONE)
-		return false;
+		return WALSIZER_ACT_NONE;
 
 	if (d->new_mb == d->old_mb)
 	{
@@ -314,45 +377,41 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 						   (long long) d->needed_mb, d->reason),
 				 act_capped_hint(d)));
 		walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
-		return false;
+		return WALSIZER_ACT_ADVISED;
 	}
 
-	if (act_change(d, m, owner, now_us, window_s) != ACT_WRITTEN)
-		return false;
-	walsizer_owner_written(owner, d->new_mb);
+	outcome = act_change(d, m, ctx);
+	if (outcome != WALSIZER_ACT_WRITTEN)
+		return outcome;
+	walsizer_owner_written(ctx->owner, d->new_mb);
 	walsizer_record_sizes(RECORD_KEEP, d->new_mb, 0);
 	walsizer_record_pending(d->new_mb);
 	act_log_change(d, m);
 	walsizer_record(d->action, d->old_mb, d->new_mb, m, d->reason);
-	return true;
+	return WALSIZER_ACT_WRITTEN;
 }
 
 /*
  * Write the DBA's max_wal_size of d->new_mb for them (an adopt decision:
  * a postgresql.conf setting postgresql.auto.conf shadows), through the
  * same path as walsizer's own changes, so that dry run, a disabled ALTER
- * SYSTEM and failures are handled alike.  Once written it is the DBA's
- * value, not walsizer's: the new baseline and floor, and the cooldown
- * starts over.  False only when it failed and should be tried again.
+ * SYSTEM, a pending reload and failures are handled alike.  Once written
+ * it is the DBA's value, not walsizer's: the new baseline and floor, and
+ * the cooldown starts over.  WALSIZER_ACT_NOT_DONE when it is to be tried
+ * again.
  *
  * The intent act_change() saves is cleared by the new baseline; a crash
  * between the write and that leaves the value counted as walsizer's own,
  * which only a later adoption of the same edit can correct.
  */
-bool
-walsizer_act_adopt(const WalsizerDecision *d, WalsizerSizeTracker *owner,
-				   int64 now_us, double window_s)
+WalsizerActOutcome
+walsizer_act_adopt(const WalsizerDecision *d, const WalsizerActContext *ctx)
 {
-	switch (act_change(d, NULL, owner, now_us, window_s))
-	{
-		case ACT_FAILED:
-			return false;
-		case ACT_NOT_WRITTEN:
-			return true;
-		case ACT_WRITTEN:
-			break;
-	}
-	walsizer_owner_written_for_dba(owner, d->new_mb);
+	WalsizerActOutcome outcome = act_change(d, NULL, ctx);
+
+	if (outcome != WALSIZER_ACT_WRITTEN)
+		return outcome;
+	walsizer_owner_written_for_dba(ctx->owner, d->new_mb);
 	walsizer_record_new_baseline(d->new_mb);
 	walsizer_record_pending(d->new_mb);
 	ereport(LOG,
@@ -362,7 +421,27 @@ walsizer_act_adopt(const WalsizerDecision *d, WalsizerSizeTracker *owner,
 			 errhint("pg_walsizer wrote it into postgresql.auto.conf so that the server runs it, and will not shrink below it.")));
 	walsizer_record(WALSIZER_ACTION_ADOPT, d->old_mb, d->new_mb, NULL,
 					d->reason);
-	return true;
+	return WALSIZER_ACT_WRITTEN;
+}
+
+/*
+ * Why the last change was postponed, while it still is ("" when it was
+ * not), for walsizer.status().
+ */
+const char *
+walsizer_act_postponed(void)
+{
+	return postponed_logged;
+}
+
+/*
+ * The configuration was reloaded: whatever postponed a change may be
+ * gone, and is said again should it come back.
+ */
+void
+walsizer_act_note_reload(void)
+{
+	postponed_logged[0] = '\0';
 }
 
 /*

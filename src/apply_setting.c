@@ -15,15 +15,16 @@
  * it and keeps running instead of exiting and being restarted in a loop.
  *
  * A change happens in two calls: walsizer_apply_prepare() takes
- * auto_conf_lock and checks that no one else's max_wal_size awaits a
- * reload in postgresql.auto.conf; walsizer_apply_write() writes under the
- * same lock, releases it and signals the reload (or
- * walsizer_apply_cancel() releases it).  Between the two the caller saves
- * its intent.  See auto_conf_guard.c for why the lock spans both.
+ * auto_conf_lock and tells whether a configuration change awaits a reload
+ * (config_files.c); walsizer_apply_write() writes under the same lock,
+ * releases it and signals the reload (or walsizer_apply_cancel() releases
+ * it).  Between the two the caller saves its intent.  See
+ * auto_conf_guard.c for why the lock spans both.
  *
- * The reload is the postmaster's SIGHUP, as pg_reload_conf() sends: like
- * ALTER SYSTEM followed by pg_reload_conf(), it also applies any other
- * configuration edit the DBA has made and not yet reloaded.
+ * The reload is the postmaster's SIGHUP, as pg_reload_conf() sends: it
+ * applies every configuration edit not yet reloaded, not only this one,
+ * which is why the caller does not write while one awaits
+ * (size_owner.c's rule 2) unless the disk guard must.
  *
  *-------------------------------------------------------------------------
  */
@@ -43,6 +44,7 @@
 #include "utils/memutils.h"
 
 #include "apply_setting.h"
+#include "config_files.h"
 #include "shared_state.h"
 #include "walsizer.h"
 
@@ -60,35 +62,17 @@ walsizer_alter_system_allowed(void)
 }
 
 /*
- * The max_wal_size postgresql.auto.conf holds right now, in MB; -1 when it
- * holds none or cannot be read.  A value there that the server does not run
- * with is an ALTER SYSTEM (the DBA's, usually) still waiting for a reload:
- * rewriting the file now would silently throw it away.
+ * Written and signalled, and this process has not reloaded since: the
+ * next write waits for that reload, quietly (it is walsizer's own change
+ * that is not loaded yet, not the DBA's).
  */
-static int
-auto_conf_max_wal_size_mb(void)
+static bool own_write_unloaded = false;
+
+/* This process reloaded the configuration. */
+void
+walsizer_apply_reloaded(void)
 {
-	FILE	   *file = AllocateFile(PG_AUTOCONF_FILENAME, "r");
-	ConfigVariable *head = NULL;
-	ConfigVariable *tail = NULL;
-	int			result = -1;
-
-	if (file == NULL)
-		return -1;
-	if (ParseConfigFp(file, PG_AUTOCONF_FILENAME, 0, DEBUG1, &head, &tail))
-	{
-		for (ConfigVariable *item = head; item != NULL; item = item->next)
-		{
-			int			mb;
-
-			if (strcmp(item->name, "max_wal_size") == 0 &&
-				parse_int(item->value, &mb, GUC_UNIT_MB, NULL))
-				result = mb;
-		}
-	}
-	FreeConfigVariables(head);
-	FreeFile(file);
-	return result;
+	own_write_unloaded = false;
 }
 
 static AlterSystemStmt *
@@ -113,33 +97,29 @@ build_statement(int64 new_mb)
 }
 
 /*
- * Take auto_conf_lock and check that the change may be written now.  Only
- * WALSIZER_APPLY_OK leaves the lock held, for walsizer_apply_write() or
+ * Take auto_conf_lock and tell whether a configuration change awaits a
+ * reload (*pending, and why; why is empty when that change is walsizer's
+ * own).  The lock stays held, for walsizer_apply_write() or
  * walsizer_apply_cancel().
  */
-WalsizerApplyResult
-walsizer_apply_prepare(char *errbuf, size_t errlen)
+void
+walsizer_apply_prepare(const WalsizerConfigFiles *loaded, bool *pending,
+					   char *why, size_t len)
 {
-	int			file_mb;
-
-	errbuf[0] = '\0';
-	if (!walsizer_alter_system_allowed())
-	{
-		snprintf(errbuf, errlen, "ALTER SYSTEM is not allowed on this server");
-		return WALSIZER_APPLY_BLOCKED;
-	}
-
+	why[0] = '\0';
 	LWLockAcquire(walsizer_shared->auto_conf_lock, LW_EXCLUSIVE);
-	file_mb = auto_conf_max_wal_size_mb();
-	if (file_mb >= 0 && file_mb != max_wal_size_mb)
-	{
-		LWLockRelease(walsizer_shared->auto_conf_lock);
-		snprintf(errbuf, errlen,
-				 "postgresql.auto.conf sets max_wal_size = %d MB, which the server has not loaded yet",
-				 file_mb);
-		return WALSIZER_APPLY_DEFERRED;
-	}
-	return WALSIZER_APPLY_OK;
+	*pending = walsizer_config_changed(loaded, why, len);
+}
+
+/*
+ * Whether walsizer's own last write is not loaded yet: until this process
+ * has reloaded, it does not know what the server runs, and waits, even to
+ * protect the disk (its first write may already do that).
+ */
+bool
+walsizer_apply_own_write_unloaded(void)
+{
+	return own_write_unloaded;
 }
 
 /* Give up a prepared change: release the lock. */
@@ -151,11 +131,13 @@ walsizer_apply_cancel(void)
 
 /*
  * Write max_wal_size = new_mb into postgresql.auto.conf, release the lock,
- * and signal the reload.  Called after walsizer_apply_prepare() returned
- * WALSIZER_APPLY_OK.
+ * and signal the reload.  Called after walsizer_apply_prepare(), with the
+ * lock held.  *alter_count is the count of the DBA's ALTER SYSTEM
+ * statements the write came after (auto_conf_guard.c).
  */
 WalsizerApplyResult
-walsizer_apply_write(int64 new_mb, char *errbuf, size_t errlen)
+walsizer_apply_write(int64 new_mb, uint64 *alter_count, char *errbuf,
+					 size_t errlen)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
 	volatile bool written = false;
@@ -194,12 +176,19 @@ walsizer_apply_write(int64 new_mb, char *errbuf, size_t errlen)
 	PG_END_TRY();
 	MemoryContextSwitchTo(caller_context);
 
-	/* the abort of a failed write released every lock already */
+	/*
+	 * Every ALTER SYSTEM of max_wal_size counted so far came before this
+	 * write (they take the same lock), which replaced its value.  The abort
+	 * of a failed write released every lock already.
+	 */
+	if (written)
+		*alter_count = walsizer_shared->dba_alter_system_count;
 	if (LWLockHeldByMe(walsizer_shared->auto_conf_lock))
 		LWLockRelease(walsizer_shared->auto_conf_lock);
 
 	if (!written)
 		return WALSIZER_APPLY_FAILED;
+	own_write_unloaded = true;
 
 	/* what pg_reload_conf() does */
 	if (kill(PostmasterPid, SIGHUP) != 0)

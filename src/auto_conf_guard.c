@@ -15,6 +15,12 @@
  * check, which sees it and postpones walsizer's change, or after the
  * write, and wins.
  *
+ * The hook also counts those statements (walsizer_shared->
+ * dba_alter_system_count), so that the worker knows, at the next reload,
+ * that the DBA chose what postgresql.auto.conf holds: an ALTER SYSTEM to
+ * the value that already runs makes it the DBA's too (size_owner.c).
+ * Names match as the server matches them, without regard to case.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -25,6 +31,7 @@
 
 #include "auto_conf_guard.h"
 #include "shared_state.h"
+#include "size_owner.h"
 
 static ProcessUtility_hook_type prev_process_utility_hook = NULL;
 
@@ -38,8 +45,7 @@ changes_max_wal_size(const Node *statement)
 		return false;
 	alter = (const AlterSystemStmt *) statement;
 	return alter->setstmt->kind == VAR_RESET_ALL ||
-		(alter->setstmt->name != NULL &&
-		 strcmp(alter->setstmt->name, "max_wal_size") == 0);
+		walsizer_names_max_wal_size(alter->setstmt->name);
 }
 
 static void
@@ -61,7 +67,10 @@ guard_process_utility(PlannedStmt *pstmt, const char *queryString,
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
 	if (guarded)
+	{
+		walsizer_shared->dba_alter_system_count++;
 		LWLockRelease(walsizer_shared->auto_conf_lock);
+	}
 }
 
 /* Called from _PG_init() while shared_preload_libraries are processed. */

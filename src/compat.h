@@ -35,4 +35,25 @@
 #define CONF_FILE_START_DEPTH 0
 #endif
 
+/*
+ * A server parameter's record (its value's source, for one), by name:
+ * find_option() is exported from 16 on; 15 hands out the whole table.
+ */
+#include "utils/guc_tables.h"
+#if PG_VERSION_NUM >= 160000
+#define walsizer_find_guc(name) find_option((name), false, true, DEBUG1)
+#else
+static inline struct config_generic *
+walsizer_find_guc(const char *name)
+{
+	struct config_generic **vars = get_guc_variables();
+	int			count = GetNumConfigOptions();
+
+	for (int i = 0; i < count; i++)
+		if (pg_strcasecmp(vars[i]->name, name) == 0)
+			return vars[i];
+	return NULL;
+}
+#endif
+
 #endif							/* WALSIZER_COMPAT_H */

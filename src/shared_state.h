@@ -86,6 +86,14 @@ typedef struct WalsizerShared
 	 * and be overwritten.  Never taken while holding lock.
 	 */
 	LWLock	   *auto_conf_lock;
+
+	/*
+	 * ALTER SYSTEM statements that set or reset max_wal_size, in any
+	 * session, since the server started (under auto_conf_lock): the worker
+	 * compares it across a reload to know that the DBA chose the value
+	 * postgresql.auto.conf holds, even when it is the one already running.
+	 */
+	uint64		dba_alter_system_count;
 	pid_t		worker_pid;		/* 0 while no worker runs */
 	Latch	   *worker_latch;	/* set to wake the worker */
 	bool		check_requested;	/* walsizer.check_now() was called */

@@ -11,7 +11,7 @@
  *
  * The DBA's other door is postgresql.conf (or a file it includes): a value
  * set there while postgresql.auto.conf sets max_wal_size too never runs.
- * shadowed_size.c decides what such a value calls for, and this file
+ * size_owner.c decides what such a value calls for too, and this file
  * adopts it through act.c or reports it.
  *
  *-------------------------------------------------------------------------
@@ -23,10 +23,27 @@
 
 #include "act.h"
 #include "record.h"
-#include "shadowed_size.h"
+#include "server_sample.h"
 #include "shared_state.h"
 #include "size_tracking.h"
 #include "walsizer.h"
+
+/* What is known of the DBA's value; only the worker has one. */
+typedef struct SizeTracking
+{
+	WalsizerSizeTracker owner;	/* who set the size the server runs */
+
+	/* max_wal_size in the configuration files, read at each reload */
+	WalsizerConfigFiles files;
+	bool		files_read;		/* files holds a successful read */
+
+	/* the DBA's ALTER SYSTEM count (auto_conf_guard.c) at the last reload */
+	uint64		alter_count_loaded;
+	uint64		alter_count_seen;	/* ... at the last look, or replaced
+									 * by walsizer's own write */
+} SizeTracking;
+
+static SizeTracking tracking;
 
 /*
  * Adopt a max_wal_size walsizer did not write as the DBA's choice: it
@@ -68,18 +85,14 @@ track_unconfirmed(int64 pending_mb, int64 server_mb)
 					reason);
 }
 
-/*
- * Compare the server's max_wal_size (this process reloads the config like
- * every other) with what walsizer knows, and carry out what it means.
- */
-void
-walsizer_track_server_size(WalsizerSizeTracker *owner, bool window_end)
+/* What walsizer_owner_observe() concluded, carried out. */
+static void
+track_server_size(WalsizerSizeTracker *owner, const WalsizerOwnerLook *look)
 {
-	int64		server_mb = max_wal_size_mb;
+	int64		server_mb = look->server_mb;
 	int64		previous_mb;
 
-	switch (walsizer_owner_observe(owner, server_mb, window_end,
-								   &previous_mb))
+	switch (walsizer_owner_observe(owner, look, &previous_mb))
 	{
 		case WALSIZER_OWNER_CONFIRMED:
 			walsizer_record_confirmed(server_mb);
@@ -88,7 +101,9 @@ walsizer_track_server_size(WalsizerSizeTracker *owner, bool window_end)
 							(long long) server_mb)));
 			break;
 		case WALSIZER_OWNER_ADOPTED:
-			track_adopted(previous_mb, server_mb, "outside pg_walsizer");
+			track_adopted(previous_mb, server_mb,
+						  look->dba_altered ? "with ALTER SYSTEM" :
+						  "outside pg_walsizer");
 			break;
 		case WALSIZER_OWNER_UNCONFIRMED:
 			track_unconfirmed(previous_mb, server_mb);
@@ -104,8 +119,8 @@ walsizer_track_server_size(WalsizerSizeTracker *owner, bool window_end)
  * to write when the server stopped)?  Otherwise the DBA changed it while
  * walsizer was not running.
  */
-void
-walsizer_reconcile_at_start(WalsizerSizeTracker *owner)
+static void
+reconcile_at_start(WalsizerSizeTracker *owner)
 {
 	WalsizerPersistedSizes persisted;
 	int64		server_mb = max_wal_size_mb;
@@ -134,18 +149,6 @@ walsizer_reconcile_at_start(WalsizerSizeTracker *owner)
 	}
 }
 
-/* The baseline the DBA's value is compared with, as persisted. */
-static int64
-baseline_mb_now(void)
-{
-	int64		baseline_mb;
-
-	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
-	baseline_mb = walsizer_shared->persistent.baseline_mb;
-	LWLockRelease(walsizer_shared->lock);
-	return baseline_mb;
-}
-
 /*
  * At start, a value in the configuration files that postgresql.auto.conf
  * shadows and pg_walsizer did not know: edited while the server was down,
@@ -167,12 +170,12 @@ shadow_warn(const WalsizerConfigFiles *files)
 
 /*
  * The DBA changed a value postgresql.auto.conf shadows: write it for them
- * (or advise it, in a dry run).  False when the write failed and is to be
- * tried again.
+ * (or advise it, in a dry run).  One that fails or is postponed is not
+ * remembered (size_owner.c), so the next look asks for it again.
  */
-static bool
+static void
 shadow_adopt(const WalsizerConfigFiles *files, WalsizerShadowVerdict verdict,
-			 WalsizerSizeTracker *owner, int64 now_us, double window_s)
+			 const WalsizerActContext *ctx)
 {
 	WalsizerDecision d;
 
@@ -186,49 +189,161 @@ shadow_adopt(const WalsizerConfigFiles *files, WalsizerShadowVerdict verdict,
 			 verdict == WALSIZER_SHADOW_ADVISE ?
 			 "would adopt it as the new baseline" :
 			 "adopted as the new baseline");
-	return walsizer_act_adopt(&d, owner, now_us, window_s);
+	(void) walsizer_act_adopt(&d, ctx);
 }
 
 /*
- * Look at the max_wal_size the configuration files set (read at the last
- * reload) and carry out what a value postgresql.auto.conf shadows calls
- * for.  *seen_mb is the files' value at the last look; at_start marks the
- * worker's first look.  Cheap: it compares values read before, so the
- * worker calls it at every sample, and a failed adoption is retried on
- * act.c's schedule.
+ * The DBA wrote the value the server runs into the files: it is theirs
+ * now, the baseline, though nothing needs writing.
+ */
+static void
+shadow_adopt_running(const WalsizerConfigFiles *files)
+{
+	char		reason[WALSIZER_REASON_LEN];
+
+	snprintf(reason, sizeof(reason),
+			 "max_wal_size = %lld MB set in %s line %d is the value the server runs; adopted as the new baseline",
+			 (long long) files->file_mb, files->file_name, files->file_line);
+	ereport(LOG,
+			(errmsg("pg_walsizer adopted max_wal_size %lld MB as the DBA's: \"%s\" line %d sets the value the server runs",
+					(long long) files->file_mb, files->file_name,
+					files->file_line),
+			 errdetail("pg_walsizer will not shrink below it.")));
+	walsizer_record_new_baseline(files->file_mb);
+	walsizer_record(WALSIZER_ACTION_ADOPT, files->file_mb, files->file_mb,
+					NULL, reason);
+}
+
+/*
+ * One look at max_wal_size: what the server runs (adopt a DBA's value,
+ * confirm walsizer's own, report one the server did not apply), then what
+ * the files other than postgresql.auto.conf set (adopt or report an edit
+ * postgresql.auto.conf shadows).  Cheap: it compares values read before,
+ * so the worker calls it at every sample, and a failed or postponed
+ * adoption is asked for again at the next one, on act.c's schedule.
+ * Then says where the running value comes from, into source ("" until
+ * the files could be read).
  */
 void
-walsizer_track_config_files(WalsizerSizeTracker *owner,
-							const WalsizerConfigFiles *files, bool at_start,
-							int64 *seen_mb, int64 now_us, double window_s)
+walsizer_track_size(bool window_end, int64 now_us, char *source, size_t len)
 {
-	WalsizerShadowLook look;
+	WalsizerOwnerLook look;
+	WalsizerActContext ctx = walsizer_tracking_act_context(now_us);
 	WalsizerShadowVerdict verdict;
-	bool		carried_out = true;
 
-	look.at_start = at_start;
-	look.seen_mb = *seen_mb;
-	look.file_mb = files->file_mb;
-	look.auto_conf_sets = files->auto_mb != 0;
-	look.running_mb = max_wal_size_mb;
-	look.baseline_mb = baseline_mb_now();
+	memset(&look, 0, sizeof(look));
+	look.server_mb = max_wal_size_mb;
+	look.window_end = window_end;
+	look.dba_altered = tracking.alter_count_loaded != tracking.alter_count_seen;
+	tracking.alter_count_seen = tracking.alter_count_loaded;
+	look.files_known = tracking.files_read;
+	look.file_mb = tracking.files.file_mb;
+	look.auto_mb = tracking.files.auto_mb;
 	look.enabled = walsizer_enable;
 	look.dry_run = walsizer_dry_run;
 
-	verdict = walsizer_shadow_decide(&look);
+	track_server_size(&tracking.owner, &look);
+	verdict = walsizer_owner_look_at_files(&tracking.owner, &look);
 	switch (verdict)
 	{
 		case WALSIZER_SHADOW_WARN:
-			shadow_warn(files);
+			shadow_warn(&tracking.files);
+			break;
+		case WALSIZER_SHADOW_ADOPT_RUNNING:
+			shadow_adopt_running(&tracking.files);
 			break;
 		case WALSIZER_SHADOW_ADOPT:
 		case WALSIZER_SHADOW_ADVISE:
-			carried_out = shadow_adopt(files, verdict, owner, now_us, window_s);
+			shadow_adopt(&tracking.files, verdict, &ctx);
 			break;
 		case WALSIZER_SHADOW_NOTHING:
 		case WALSIZER_SHADOW_WAIT:
 			break;
 	}
-	if (carried_out && walsizer_shadow_remembers(verdict))
-		*seen_mb = files->file_mb;
+
+	source[0] = '\0';
+	if (tracking.files_read)
+		walsizer_max_wal_size_source(&tracking.files, &tracking.owner,
+									 source, len);
+}
+
+/* The DBA's ALTER SYSTEM statements of max_wal_size so far. */
+static uint64
+dba_alter_system_count(void)
+{
+	uint64		count;
+
+	LWLockAcquire(walsizer_shared->auto_conf_lock, LW_SHARED);
+	count = walsizer_shared->dba_alter_system_count;
+	LWLockRelease(walsizer_shared->auto_conf_lock);
+	return count;
+}
+
+/*
+ * Read max_wal_size from the configuration files, as the server just did.
+ * A parse error leaves the previous read: the server ignored such a
+ * reload too.
+ */
+static void
+read_config_files(void)
+{
+	if (walsizer_read_config_files(&tracking.files))
+		tracking.files_read = true;
+}
+
+/* At the worker's start, before its first look. */
+void
+walsizer_tracking_start(void)
+{
+	memset(&tracking, 0, sizeof(tracking));
+	reconcile_at_start(&tracking.owner);
+	tracking.alter_count_loaded = tracking.alter_count_seen =
+		dba_alter_system_count();
+	read_config_files();
+}
+
+/*
+ * Just before this process reloads the configuration: the DBA's ALTER
+ * SYSTEM statements counted now are in what it loads.  (Read before: one
+ * that comes during the reload may not be, and is taken in at the next.)
+ */
+void
+walsizer_tracking_before_reload(void)
+{
+	tracking.alter_count_loaded = dba_alter_system_count();
+}
+
+/* Just after it reloaded: read the files as the server did. */
+void
+walsizer_tracking_after_reload(void)
+{
+	read_config_files();
+}
+
+/* What act.c needs to carry out a decision now. */
+WalsizerActContext
+walsizer_tracking_act_context(int64 now_us)
+{
+	WalsizerActContext ctx;
+
+	ctx.owner = &tracking.owner;
+	ctx.loaded = tracking.files_read ? &tracking.files : NULL;
+	ctx.alter_count_seen = &tracking.alter_count_seen;
+	ctx.now_us = now_us;
+	ctx.window_s = walsizer_window_length_s();
+	return ctx;
+}
+
+/* Who set the size the server runs. */
+const WalsizerSizeTracker *
+walsizer_tracking_owner(void)
+{
+	return &tracking.owner;
+}
+
+/* The value the other files set and postgresql.auto.conf overrides, or 0. */
+int64
+walsizer_tracking_shadowed_mb(void)
+{
+	return tracking.files_read ? walsizer_shadowed_mb(&tracking.files) : 0;
 }

@@ -20,12 +20,11 @@
  * the WAL it replays.  A promotion changes the role under the running
  * worker, which keeps its history and size (wsw_role_changed()).
  *
- * The worker never fights the DBA: size_owner.c tells its own changes
- * from everybody else's, and size_tracking.c adopts a value walsizer did
- * not write as the DBA's baseline and floor.  After every reload the worker
- * also reads max_wal_size from the configuration files (config_files.c),
- * so that a DBA's edit of postgresql.conf, which postgresql.auto.conf
- * would silently shadow, is adopted too.
+ * The worker never fights the DBA: size_owner.c holds the rules of who
+ * owns max_wal_size and when walsizer may write it, and size_tracking.c
+ * feeds it what the server runs, the configuration files as loaded (read
+ * after every reload, config_files.c) and the DBA's ALTER SYSTEM
+ * statements, and carries out what it concludes.
  *
  * Data flows one way through an iteration, and nothing but this file
  * reads the server's globals for the pure modules:
@@ -56,7 +55,6 @@
 
 #include "act.h"
 #include "apply_setting.h"
-#include "config_files.h"
 #include "disk_space.h"
 #include "measure.h"
 #include "monotonic_clock.h"
@@ -65,7 +63,6 @@
 #include "recovery_time.h"
 #include "server_sample.h"
 #include "shared_state.h"
-#include "size_owner.h"
 #include "size_tracking.h"
 #include "stats_reader.h"
 #include "walsizer.h"
@@ -92,7 +89,6 @@
 typedef struct WorkerState
 {
 	WalsizerMeasure measure;	/* samples turned into measurements */
-	WalsizerSizeTracker owner;	/* who set the size the server runs */
 	int64		next_sample_us;
 	bool		was_enabled;	/* walsizer.enable at the previous sample */
 
@@ -103,12 +99,6 @@ typedef struct WorkerState
 
 	int64		floor_warned_mb;	/* clamped floor last warned about */
 	int64		dba_above_cap_warned_mb;	/* DBA size last warned about */
-
-	/* max_wal_size in the configuration files, read at each reload */
-	WalsizerConfigFiles conf_files;
-	bool		conf_files_read;	/* conf_files holds a successful read */
-	bool		conf_files_looked;	/* the first look (at start) is done */
-	int64		conf_seen_mb;	/* the files' value at the last look */
 } WorkerState;
 
 static WorkerState ws;
@@ -180,7 +170,7 @@ wsw_measurements(bool window_end, WalsizerMeasurements *m)
 
 	walsizer_read_measure_settings(&set);
 	walsizer_measure_get(&ws.measure, window_end,
-						 ws.owner.answers_our_choice, &set, m);
+						 walsizer_tracking_owner()->answers_our_choice, &set, m);
 }
 
 /* --- Deciding ------------------------------------------------------------ */
@@ -225,7 +215,9 @@ wsw_policy_state(void)
 
 /*
  * Decide on the measurements and carry the decision out.  Only decisions
- * the policy wants kept advance its state (walsizer_decision_keeps_state).
+ * the policy wants kept advance its state (walsizer_decision_keeps_state),
+ * and only once carried out: a change that failed or was postponed
+ * consumes none of it, and is decided again (size_owner.c's rule 4).
  */
 static void
 wsw_decide_and_act(const WalsizerMeasurements *m, int64 now_us)
@@ -233,6 +225,8 @@ wsw_decide_and_act(const WalsizerMeasurements *m, int64 now_us)
 	WalsizerSettings settings;
 	WalsizerPolicyState state = wsw_policy_state();
 	WalsizerDecision decision;
+	WalsizerActContext ctx = walsizer_tracking_act_context(now_us);
+	WalsizerActOutcome outcome;
 
 	walsizer_read_policy_settings(&settings, ws.disk_cap_mb);
 	walsizer_decide(&settings, m, &state, &decision);
@@ -242,11 +236,13 @@ wsw_decide_and_act(const WalsizerMeasurements *m, int64 now_us)
 	wsw_warn_about_settings(&decision);
 	if (!walsizer_decision_keeps_state(m, &decision))
 		return;
+	outcome = walsizer_act(&decision, m, &ctx);
+	if (outcome == WALSIZER_ACT_NOT_DONE)
+		return;
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
 	walsizer_shared->persistent.policy = decision.state;
 	LWLockRelease(walsizer_shared->lock);
-	if (walsizer_act(&decision, m, &ws.owner, now_us, walsizer_window_length_s()) &&
-		!m->standby)
+	if (outcome == WALSIZER_ACT_WRITTEN && !m->standby)
 	{
 		/*
 		 * WAL measured at the old size (with its extra checkpoints and
@@ -273,6 +269,15 @@ wsw_plan(const WalsizerMeasurements *m, bool window_just_ended,
 	if (!walsizer_enable)
 		snprintf(plan->reason, sizeof(plan->reason),
 				 "walsizer.enable is off; otherwise: %s", plan->reason);
+	else if (walsizer_act_postponed()[0] != '\0')
+	{
+		char		reason[WALSIZER_REASON_LEN];
+
+		snprintf(reason, sizeof(reason),
+				 "postponed until the configuration is reloaded (%s); then: %s",
+				 walsizer_act_postponed(), plan->reason);
+		strlcpy(plan->reason, reason, sizeof(plan->reason));
+	}
 }
 
 /*
@@ -303,38 +308,6 @@ wsw_estimate_recovery(const WalsizerMeasurements *m,
 									  cycle_bytes,
 									  walsizer_recovery_seen_bytes(),
 									  report->replay_rate);
-}
-
-/* --- The configuration files ------------------------------------------ */
-
-/*
- * Read max_wal_size from the configuration files, as the server just did.
- * A parse error leaves the previous read: the server ignored such a
- * reload too.
- */
-static void
-wsw_read_config_files(void)
-{
-	if (walsizer_read_config_files(&ws.conf_files))
-		ws.conf_files_read = true;
-}
-
-/*
- * Adopt or report a max_wal_size that postgresql.auto.conf shadows (the
- * first successful read is the look at start), then say where the running
- * value comes from, into source.
- */
-static void
-wsw_track_config_files(int64 now_us, char *source, size_t len)
-{
-	source[0] = '\0';
-	if (!ws.conf_files_read)
-		return;
-	walsizer_track_config_files(&ws.owner, &ws.conf_files,
-								!ws.conf_files_looked, &ws.conf_seen_mb,
-								now_us, walsizer_window_length_s());
-	ws.conf_files_looked = true;
-	walsizer_max_wal_size_source(&ws.conf_files, &ws.owner, source, len);
 }
 
 /* --- The loop ------------------------------------------------------------ */
@@ -375,8 +348,7 @@ wsw_iteration(void)
 	wsw_sample(now_us);
 	window_due = walsizer_measure_window_due(&ws.measure);
 	window_end = wsw_take_check_request() || window_due;
-	walsizer_track_server_size(&ws.owner, window_end);
-	wsw_track_config_files(now_us, source, sizeof(source));
+	walsizer_track_size(window_end, now_us, source, sizeof(source));
 
 	wsw_measurements(window_end, &m);
 	m.window_ended_early = window_end && !window_due;
@@ -412,9 +384,8 @@ wsw_iteration(void)
 	report.window_s = walsizer_window_length_s();
 	report.disk_cap_mb = ws.disk_cap_mb;
 	report.blocked = !alter_system_allowed;
-	report.max_wal_size_source = ws.conf_files_read ? source : NULL;
-	report.shadowed_mb = ws.conf_files_read ?
-		walsizer_shadowed_mb(&ws.conf_files) : 0;
+	report.max_wal_size_source = source[0] != '\0' ? source : NULL;
+	report.shadowed_mb = walsizer_tracking_shadowed_mb();
 	wsw_estimate_recovery(&m, &report);
 	walsizer_publish(&report);
 
@@ -461,8 +432,7 @@ wsw_initialize(void)
 	if (load)
 		walsizer_state_load();
 	walsizer_recovery_at_start();
-	walsizer_reconcile_at_start(&ws.owner);
-	wsw_read_config_files();
+	walsizer_tracking_start();
 
 	ws.was_enabled = walsizer_enable;
 	walsizer_read_sample(now_us, &first);
@@ -487,9 +457,12 @@ wsw_reload_config(void)
 	WalsizerMeasureSettings set;
 
 	ConfigReloadPending = false;
+	walsizer_tracking_before_reload();
 	ProcessConfigFile(PGC_SIGHUP);
+	walsizer_apply_reloaded();
+	walsizer_act_note_reload();
 	/* a postgresql.conf edit postgresql.auto.conf shadows: the next sample */
-	wsw_read_config_files();
+	walsizer_tracking_after_reload();
 	/* walsizer.disk_fraction may have changed: measure again now */
 	ws.disk_measured_us = 0;
 	/* a new window length applies from the current window's start */

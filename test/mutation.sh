@@ -65,7 +65,7 @@ fuzz_runs=${MUTATION_FUZZ_RUNS:-10000}
 suite_timeout=${MUTATION_TIMEOUT:-300}
 
 # The files mutations may change: the pure modules only.
-pure_modules="src/policy.c src/measure.c src/state_format.c src/size_owner.c src/shadowed_size.c advisor/advice.c advisor/sample_trace.c"
+pure_modules="src/policy.c src/measure.c src/state_format.c src/size_owner.c advisor/advice.c advisor/sample_trace.c"
 
 # make in a copy: test/pure.mk alone, sanitizer-free unit and sim builds.
 pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs"

@@ -20,7 +20,7 @@
 # exits with 70) fails in prove as a non-zero exit and a missing plan.
 # PROVE_FLAGS=-v shows every TAP line.
 
-PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/measure.c $(srcdir)/src/size_owner.c $(srcdir)/src/shadowed_size.c $(srcdir)/src/state_format.c
+PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/measure.c $(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c
 # The advisor's pure parts: its pipeline and its trace format, which link
 # no PostgreSQL and no libpq (the rest of advisor/ needs libpq).
 PURE_ADVISOR_SOURCES = $(srcdir)/advisor/advice.c $(srcdir)/advisor/sample_trace.c

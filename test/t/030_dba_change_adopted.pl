@@ -23,8 +23,8 @@ wait_for($node,
 	'the change is recorded as adopted');
 my ($adopt) = decision_rows($node, "action = 'adopt'");
 is($adopt->{old_mb}, 32, 'adopted from the previous 32 MB');
-like($adopt->{reason}, qr/changed to 256 MB outside pg_walsizer/,
-	'the reason says who changed it');
+like($adopt->{reason}, qr/changed to 256 MB with ALTER SYSTEM; it is the new baseline/,
+	'the reason says how the DBA changed it');
 is(status_value($node, 'floor_mb'), 256, 'the DBA value is the new floor');
 
 # several idle windows later nothing was undone

@@ -7,7 +7,8 @@
 # adopts such an edit at the reload: it writes the DBA's value for them,
 # records "adopt" naming the file and line, makes it the floor, and says
 # where the running value comes from in status().  An edit to the value
-# already running changes nothing, a dry run only advises, and an edit made
+# already running writes nothing but makes it the floor, a dry run only
+# advises, and an edit made
 # while the server was down is reported once at start, not adopted.
 use strict;
 use warnings;
@@ -58,15 +59,22 @@ is(status_value($node, 'max_wal_size_source'), 'pg_walsizer',
 is(status_value($node, 'shadowed_max_wal_size_mb'), 32,
 	'status() shows the 32 MB of postgresql.conf it shadows');
 
-# --- an edit to the value already running changes nothing -----------------
+# --- an edit to the value already running: the DBA's, nothing written -------
 
 append_postgresql_conf("max_wal_size = '${grown_mb}MB'");
 $node->reload;
 wait_for($node, 'SELECT shadowed_max_wal_size_mb IS NULL FROM walsizer.status()',
 	'the worker read the edit: postgresql.conf now agrees with what runs');
 $node->safe_psql('postgres', 'SELECT pg_sleep(3)');
-is(adopt_count(), 0, 'an edit to the running value records nothing');
-is(setting_mb($node, 'max_wal_size'), $grown_mb, 'and changes nothing');
+wait_for($node, 'SELECT floor_mb = ' . $grown_mb . ' FROM walsizer.status()',
+	'an edit to the running value makes it the floor');
+is(adopt_count(), 1, 'recorded as one adoption');
+my ($running_adopt) = decision_rows($node, "action = 'adopt'");
+is("$running_adopt->{old_mb} $running_adopt->{new_mb}", "$grown_mb $grown_mb",
+	'of the value that runs');
+like($running_adopt->{reason}, qr/is the value the server runs; adopted as the new baseline$/,
+	'saying it is the value the server runs');
+is(setting_mb($node, 'max_wal_size'), $grown_mb, 'and nothing changes');
 
 # --- the DBA raises it in postgresql.conf: adopted -------------------------
 
@@ -79,7 +87,7 @@ wait_for($node,
 	'the postgresql.conf edit is adopted');
 wait_for($node, "current_setting('max_wal_size') = '2GB'",
 	'the server runs the DBA\'s 2GB');
-my ($adopt) = decision_rows($node, "action = 'adopt'");
+my ($adopt) = decision_rows($node, "action = 'adopt' AND new_mb = 2048");
 is($adopt->{old_mb}, $grown_mb, "adopted over walsizer's $grown_mb MB");
 like($adopt->{reason},
 	qr/^max_wal_size = 2048 MB set in postgresql\.conf line $line, shadowed by postgresql\.auto\.conf; adopted as the new baseline$/,
@@ -102,7 +110,7 @@ cmp_ok(setting_mb($node, 'max_wal_size'), '>=', 2048,
 is(scalar decision_rows($node,
 		"new_mb < 2048 AND at > (SELECT max(at) FROM walsizer.decisions() WHERE action = 'adopt')"),
 	0, 'no decision since went below it');
-is(adopt_count(), 1, 'adopted exactly once');
+is(adopt_count(), 2, 'adopted exactly once');
 is(log_count($node, qr/pg_walsizer adopted max_wal_size 2048 MB from the configuration files/,
 		$log_before), 1, 'logged once');
 is(log_count($node, qr/WARNING: .*(shadowed|pg_walsizer)/, $log_before), 0,
@@ -143,7 +151,7 @@ wait_for($node,
 	  . 'FROM walsizer.status()',
 	'status() names the included file; its value is the floor');
 $node->safe_psql('postgres', 'SELECT pg_sleep(2)');
-is(adopt_count(), 2, 'adopted once');
+is(adopt_count(), 3, 'adopted once');
 is(setting_mb($node, 'max_wal_size'), 96, 'and kept');
 
 # --- dry run: advise only --------------------------------------------------
@@ -178,7 +186,7 @@ wait_for($node, 'SELECT shadowed_max_wal_size_mb = 160 FROM walsizer.status()',
 	'status() shows the shadowed 160 MB');
 $node->safe_psql('postgres', 'SELECT pg_sleep(3)');
 is(setting_mb($node, 'max_wal_size'), 96, 'a dry run changes nothing');
-is(adopt_count(), 2, 'and adopts nothing');
+is(adopt_count(), 3, 'and adopts nothing');
 is(scalar decision_rows($node, "action = 'advise' AND new_mb = 160"), 1,
 	'advised once');
 
@@ -200,7 +208,7 @@ like(slurp_file($node->logfile, $log_before),
 	qr/HINT: +To run 256 MB, use ALTER SYSTEM SET max_wal_size.*walsizer\.min.*walsizer\.enable = off/,
 	'with the three ways out');
 is(setting_mb($node, 'max_wal_size'), 96, 'not adopted at start');
-is(adopt_count(), 2, 'nothing recorded');
+is(adopt_count(), 3, 'nothing recorded');
 
 $node->stop;
 done_testing();

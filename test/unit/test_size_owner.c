@@ -20,6 +20,20 @@ persisted(int64_t baseline_mb, int64_t last_set_mb, int64_t intent_mb)
 	return p;
 }
 
+/* The server runs server_mb; no reload brought a DBA's ALTER SYSTEM. */
+static WalsizerOwnerEvent
+observe(WalsizerSizeTracker *t, int64_t server_mb, bool window_end,
+		int64_t *previous)
+{
+	WalsizerOwnerLook look;
+
+	memset(&look, 0, sizeof(look));
+	look.server_mb = server_mb;
+	look.window_end = window_end;
+	look.enabled = true;
+	return walsizer_owner_observe(t, &look, previous);
+}
+
 /* A tracker for a server running the DBA's 1024 MB, nothing pending. */
 static WalsizerSizeTracker
 dba_at_1024(void)
@@ -42,6 +56,7 @@ first_start_takes_the_running_value_as_the_baseline(void)
 	CHECK_EQ(walsizer_owner_start(&t, 1024, &p, &from),
 			 WALSIZER_OWNER_FIRST_START);
 	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	CHECK_EQ(t.baseline_mb, 1024);
 	CHECK_EQ(t.running_mb, 1024);
 	CHECK(!t.answers_our_choice);
 }
@@ -96,10 +111,10 @@ written_value_is_confirmed_when_the_server_runs_it(void)
 	walsizer_owner_written(&t, 2048);
 	CHECK(t.answers_our_choice);
 	/* the reload has not reached this process yet: not the DBA's change */
-	CHECK_EQ(walsizer_owner_observe(&t, 1024, false, &previous),
+	CHECK_EQ(observe(&t, 1024, false, &previous),
 			 WALSIZER_OWNER_NOTHING);
 	CHECK_EQ(t.pending_mb, 2048);
-	CHECK_EQ(walsizer_owner_observe(&t, 2048, false, &previous),
+	CHECK_EQ(observe(&t, 2048, false, &previous),
 			 WALSIZER_OWNER_CONFIRMED);
 	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
 	CHECK_EQ(t.running_mb, 2048);
@@ -115,22 +130,22 @@ dba_value_written_for_them_stays_theirs_once_it_runs(void)
 
 	/* walsizer grew to 2048 MB, then adopted a postgresql.conf edit */
 	walsizer_owner_written(&t, 2048);
-	CHECK_EQ(walsizer_owner_observe(&t, 2048, false, &previous),
+	CHECK_EQ(observe(&t, 2048, false, &previous),
 			 WALSIZER_OWNER_CONFIRMED);
 	walsizer_owner_written_for_dba(&t, 4096);
 	CHECK(!t.answers_our_choice);
-	CHECK_EQ(walsizer_owner_observe(&t, 2048, false, &previous),
+	CHECK_EQ(observe(&t, 2048, false, &previous),
 			 WALSIZER_OWNER_NOTHING);
 	/* running it is neither a second adoption nor walsizer's growth */
-	CHECK_EQ(walsizer_owner_observe(&t, 4096, false, &previous),
+	CHECK_EQ(observe(&t, 4096, false, &previous),
 			 WALSIZER_OWNER_CONFIRMED);
 	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
 	CHECK(!t.answers_our_choice);
-	CHECK_EQ(walsizer_owner_observe(&t, 4096, true, &previous),
+	CHECK_EQ(observe(&t, 4096, true, &previous),
 			 WALSIZER_OWNER_NOTHING);
 	/* walsizer's own change after that is walsizer's again */
 	walsizer_owner_written(&t, 6144);
-	CHECK_EQ(walsizer_owner_observe(&t, 6144, false, &previous),
+	CHECK_EQ(observe(&t, 6144, false, &previous),
 			 WALSIZER_OWNER_CONFIRMED);
 	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
 }
@@ -142,7 +157,7 @@ another_value_is_adopted_even_while_one_is_pending(void)
 	int64_t		previous;
 
 	walsizer_owner_written(&t, 2048);
-	CHECK_EQ(walsizer_owner_observe(&t, 3000, false, &previous),
+	CHECK_EQ(observe(&t, 3000, false, &previous),
 			 WALSIZER_OWNER_ADOPTED);
 	CHECK_EQ(previous, 1024);
 	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
@@ -160,18 +175,18 @@ pending_value_is_unconfirmed_after_two_window_ends(void)
 	walsizer_owner_written(&t, 2048);
 	/* samples between window ends do not count */
 	for (int i = 0; i < 10; i++)
-		CHECK_EQ(walsizer_owner_observe(&t, 1024, false, &previous),
+		CHECK_EQ(observe(&t, 1024, false, &previous),
 				 WALSIZER_OWNER_NOTHING);
-	CHECK_EQ(walsizer_owner_observe(&t, 1024, true, &previous),
+	CHECK_EQ(observe(&t, 1024, true, &previous),
 			 WALSIZER_OWNER_NOTHING);
-	CHECK_EQ(walsizer_owner_observe(&t, 1024, true, &previous),
+	CHECK_EQ(observe(&t, 1024, true, &previous),
 			 WALSIZER_OWNER_UNCONFIRMED);
 	CHECK_EQ(previous, 2048);
 	CHECK_EQ(t.pending_mb, 0);
 	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
 	/* the old value runs: its forced checkpoints answer nothing walsizer did */
 	CHECK(!t.answers_our_choice);
-	CHECK_EQ(walsizer_owner_observe(&t, 1024, true, &previous),
+	CHECK_EQ(observe(&t, 1024, true, &previous),
 			 WALSIZER_OWNER_NOTHING);
 }
 
@@ -182,7 +197,7 @@ an_attempt_stops_the_old_value_answering_for_walsizer(void)
 	int64_t		previous;
 
 	walsizer_owner_written(&t, 2048);
-	walsizer_owner_observe(&t, 2048, false, &previous);
+	observe(&t, 2048, false, &previous);
 	CHECK(t.answers_our_choice);
 	/* a dry-run advice or a failed ALTER SYSTEM */
 	walsizer_owner_attempting(&t);
@@ -190,6 +205,100 @@ an_attempt_stops_the_old_value_answering_for_walsizer(void)
 	CHECK_EQ(t.owner, WALSIZER_OWNER_WALSIZER);
 	walsizer_owner_written(&t, 4096);
 	CHECK(t.answers_our_choice);
+}
+
+static void
+a_dbas_alter_system_to_the_running_value_makes_it_the_baseline(void)
+{
+	WalsizerSizeTracker t = dba_at_1024();
+	WalsizerOwnerLook look;
+	int64_t		previous;
+
+	walsizer_owner_written(&t, 2048);
+	CHECK_EQ(observe(&t, 2048, false, &previous), WALSIZER_OWNER_CONFIRMED);
+	CHECK_EQ(t.baseline_mb, 1024);
+	/* ALTER SYSTEM SET max_wal_size = '2GB', reloaded: nothing changes but who chose it */
+	memset(&look, 0, sizeof(look));
+	look.server_mb = 2048;
+	look.dba_altered = true;
+	CHECK_EQ(walsizer_owner_observe(&t, &look, &previous), WALSIZER_OWNER_ADOPTED);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	CHECK_EQ(t.baseline_mb, 2048);
+	/* the same again is no news */
+	CHECK_EQ(walsizer_owner_observe(&t, &look, &previous), WALSIZER_OWNER_NOTHING);
+}
+
+static void
+a_dbas_alter_system_outranks_a_pending_value(void)
+{
+	WalsizerSizeTracker t = dba_at_1024();
+	WalsizerOwnerLook look;
+	int64_t		previous;
+
+	/* walsizer wrote 2048 MB; the DBA's ALTER SYSTEM landed in the same reload */
+	walsizer_owner_written(&t, 2048);
+	memset(&look, 0, sizeof(look));
+	look.server_mb = 2048;
+	look.dba_altered = true;
+	CHECK_EQ(walsizer_owner_observe(&t, &look, &previous), WALSIZER_OWNER_ADOPTED);
+	CHECK_EQ(t.owner, WALSIZER_OWNER_DBA);
+	CHECK_EQ(t.pending_mb, 0);
+	CHECK_EQ(t.baseline_mb, 2048);
+}
+
+static void
+names_match_without_regard_to_case(void)
+{
+	CHECK(walsizer_names_max_wal_size("max_wal_size"));
+	CHECK(walsizer_names_max_wal_size("MAX_WAL_SIZE"));
+	CHECK(walsizer_names_max_wal_size("Max_Wal_Size"));
+	CHECK(!walsizer_names_max_wal_size("max_wal_sizes"));
+	CHECK(!walsizer_names_max_wal_size("max_wal_siz"));
+	CHECK(!walsizer_names_max_wal_size("min_wal_size"));
+	CHECK(!walsizer_names_max_wal_size(""));
+	CHECK(!walsizer_names_max_wal_size(NULL));
+}
+
+static WalsizerWriteFacts
+free_to_write(void)
+{
+	WalsizerWriteFacts f;
+
+	memset(&f, 0, sizeof(f));
+	f.enabled = true;
+	f.alter_system_allowed = true;
+	return f;
+}
+
+static void
+a_write_waits_for_a_pending_reload_unless_it_protects_the_disk(void)
+{
+	WalsizerWriteFacts f = free_to_write();
+
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE);
+	f.config_pending = true;
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE_DEFER);
+	f.disk_guard = true;
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE);
+}
+
+static void
+what_stops_a_write_comes_in_order(void)
+{
+	WalsizerWriteFacts f = free_to_write();
+
+	f.config_pending = true;
+	f.alter_system_allowed = false;
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE_BLOCKED);
+	f.outranked = true;
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE_OUTRANKED);
+	/* the disk guard cannot win against the command line either */
+	f.disk_guard = true;
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE_OUTRANKED);
+	f.dry_run = true;
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE_ADVISE);
+	f.enabled = false;
+	CHECK_EQ(walsizer_owner_may_write(&f), WALSIZER_WRITE_DISABLED);
 }
 
 static void
@@ -213,6 +322,11 @@ main(void)
 	RUN_TEST(suite, another_value_is_adopted_even_while_one_is_pending);
 	RUN_TEST(suite, pending_value_is_unconfirmed_after_two_window_ends);
 	RUN_TEST(suite, an_attempt_stops_the_old_value_answering_for_walsizer);
+	RUN_TEST(suite, a_dbas_alter_system_to_the_running_value_makes_it_the_baseline);
+	RUN_TEST(suite, a_dbas_alter_system_outranks_a_pending_value);
+	RUN_TEST(suite, names_match_without_regard_to_case);
+	RUN_TEST(suite, a_write_waits_for_a_pending_reload_unless_it_protects_the_disk);
+	RUN_TEST(suite, what_stops_a_write_comes_in_order);
 	RUN_TEST(suite, owner_names_are_what_status_shows);
 	return unit_exit_status();
 }
