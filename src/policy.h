@@ -4,10 +4,12 @@
  *		The sizing policy of pg_walsizer: measurements and settings in,
  *		one decision with its reason out.
  *
- * This header and policy.c deliberately include nothing from PostgreSQL.
- * The policy must be compilable on its own so that the unit tests, the trace
- * simulator and the fuzzer exercise exactly the code the worker runs, with no
- * server behind it.  Everything the policy needs is passed in explicitly.
+ * This header and the policy's files (policy.c and the policy_*.c it
+ * names, recovery_bound.c for the recovery-time bound) deliberately
+ * include nothing from PostgreSQL.  The policy must be compilable on its
+ * own so that the unit tests, the trace simulator and the fuzzer exercise
+ * exactly the code the worker runs, with no server behind it.  Everything
+ * the policy needs is passed in explicitly.
  *
  *-------------------------------------------------------------------------
  */
@@ -17,6 +19,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* the crash-recovery time bound (walsizer.max_recovery_time) */
+#include "recovery_bound.h"
 
 #define WALSIZER_REASON_LEN 256
 
@@ -157,7 +162,7 @@ typedef struct WalsizerMeasurements
 	 * The server is a standby: the WAL position is the replay position (on
 	 * a streaming standby the primary's WAL rate), the redo pointer moves
 	 * at restartpoints and the counters count restartpoints.  Sized for the
-	 * WAL rate only (step_follow_replayed_wal).
+	 * WAL rate only (policy_step_follow_replayed_wal()).
 	 */
 	bool		standby;
 	double		whole_timeouts_rate;	/* bytes/s: the highest of the
@@ -220,16 +225,5 @@ extern int64_t walsizer_disk_cap_mb(int64_t held_mb, int64_t measured_mb,
 extern double walsizer_imminent_lookahead_s(double sample_interval_s);
 extern bool walsizer_decision_keeps_state(const WalsizerMeasurements *m,
 										  const WalsizerDecision *d);
-
-/* The crash-recovery time bound (walsizer.max_recovery_time). */
-extern int64_t walsizer_recovery_cap_mb(double max_recovery_s,
-										double replay_bytes_per_s);
-extern double walsizer_estimated_recovery_s(int64_t size_mb,
-											double completion_target,
-											uint64_t cycle_bytes,
-											uint64_t seen_bytes,
-											double replay_bytes_per_s);
-extern double walsizer_conservative_replay_rate(const double *rates,
-												int count);
 
 #endif							/* WALSIZER_POLICY_H */

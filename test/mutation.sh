@@ -22,10 +22,10 @@
 # describes the fields), e.g.
 #
 #	id: P99
-#	file: src/policy.c
+#	file: src/policy_utils.c
 #	what: the cooldown is one window shorter
-#	from: if (c->d->state.windows_since_change >= c->cooldown)
-#	to: if (c->d->state.windows_since_change + 1 >= c->cooldown)
+#	from: return c->d->state.windows_since_change < c->cooldown;
+#	to: return c->d->state.windows_since_change + 1 < c->cooldown;
 #
 # then run MUTATION_ONLY=P99 make mutation.  Prefer mutations that change
 # behaviour a user could see; one that cannot (an equivalent mutant) only
@@ -65,7 +65,9 @@ fuzz_runs=${MUTATION_FUZZ_RUNS:-10000}
 suite_timeout=${MUTATION_TIMEOUT:-300}
 
 # The files mutations may change: the pure modules only.
-pure_modules="src/policy.c src/measure.c src/state_format.c src/size_owner.c advisor/advice.c advisor/sample_trace.c"
+pure_modules="src/policy.c src/policy_utils.c src/policy_formula.c src/policy_limits.c
+	src/policy_grow.c src/policy_shrink.c src/policy_standby.c src/recovery_bound.c
+	src/measure.c src/state_format.c src/size_owner.c advisor/advice.c advisor/sample_trace.c"
 
 # make in a copy: test/pure.mk alone, sanitizer-free unit and sim builds.
 pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs"

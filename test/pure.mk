@@ -20,7 +20,11 @@
 # exits with 70) fails in prove as a non-zero exit and a missing plan.
 # PROVE_FLAGS=-v shows every TAP line.
 
-PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/measure.c $(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c
+PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/policy_utils.c \
+	$(srcdir)/src/policy_formula.c $(srcdir)/src/policy_limits.c \
+	$(srcdir)/src/policy_grow.c $(srcdir)/src/policy_shrink.c \
+	$(srcdir)/src/policy_standby.c $(srcdir)/src/recovery_bound.c \
+	$(srcdir)/src/measure.c $(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c
 # The advisor's pure parts: its pipeline and its trace format, which link
 # no PostgreSQL and no libpq (the rest of advisor/ needs libpq).
 PURE_ADVISOR_SOURCES = $(srcdir)/advisor/advice.c $(srcdir)/advisor/sample_trace.c

@@ -400,7 +400,7 @@ sub log_timed_starts
 # Whether the worker has judged its last growth, polled with a hash the
 # caller keeps ($track; $track->{size} is then the size judged).  Every
 # growth is provisional until two whole timed checkpoint cycles were
-# measured at it (SETTLE_MIN_TIMED_CYCLES in policy.c); at the next window
+# measured at it (SETTLE_MIN_TIMED_CYCLES in policy_shrink.c); at the next window
 # end the worker either settles it down (a 'settling' decision) or keeps
 # it without a decision.  So: true once the size is above $from_mb and
 # either the last change was a settling the server runs, or three timed

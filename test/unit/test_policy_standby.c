@@ -50,6 +50,8 @@ grows_to_what_the_replayed_wal_needs_without_forced_checkpoints(void)
 	CHECK_EQ(d.new_mb, 1440);
 	CHECK_EQ(state.provisional, 1);
 	CHECK_STR_CONTAINS(d.reason, "standby: it replays up to 600 MB of WAL per checkpoint_timeout");
+	/* a standby's own reason, not a primary's (grow_to_target()) */
+	CHECK_STR_CONTAINS(d.reason, "per checkpoint_timeout, which needs 1440 MB");
 }
 
 static void

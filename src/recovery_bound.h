@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * recovery_bound.h
+ *		The crash-recovery time bound (walsizer.max_recovery_time) as pure
+ *		arithmetic: the largest size whose recovery fits it, the worst
+ *		recovery at a size, the replay rate to plan with.
+ *
+ * recovery_time.c, the server's side, measures the replay rates and reads
+ * the settings; these functions only compute.  Like policy.h, which
+ * includes this header, it includes nothing from PostgreSQL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WALSIZER_RECOVERY_BOUND_H
+#define WALSIZER_RECOVERY_BOUND_H
+
+#include <stdint.h>
+
+extern int64_t walsizer_recovery_cap_mb(double max_recovery_s,
+										double replay_bytes_per_s);
+extern double walsizer_estimated_recovery_s(int64_t size_mb,
+											double completion_target,
+											uint64_t cycle_bytes,
+											uint64_t seen_bytes,
+											double replay_bytes_per_s);
+extern double walsizer_conservative_replay_rate(const double *rates,
+												int count);
+
+#endif							/* WALSIZER_RECOVERY_BOUND_H */
