@@ -26,7 +26,8 @@ PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/policy_utils.c \
 	$(srcdir)/src/policy_standby.c $(srcdir)/src/recovery_bound.c \
 	$(srcdir)/src/measure.c $(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c
 # The advisor's pure parts: its pipeline and its trace format, which link
-# no PostgreSQL and no libpq (the rest of advisor/ needs libpq).
+# no PostgreSQL and no libpq. The rest of advisor/ is the program around
+# them: libpq (the sampling, the secrets), the command line, the output.
 PURE_ADVISOR_SOURCES = $(srcdir)/advisor/advice.c $(srcdir)/advisor/sample_trace.c
 PURE_ALL_SOURCES = $(PURE_SOURCES) $(PURE_ADVISOR_SOURCES)
 PURE_HEADERS = $(wildcard $(srcdir)/src/*.h) $(srcdir)/advisor/advice.h \
