@@ -72,14 +72,15 @@ uninstall-docs:
 	rmdir '$(DESTDIR)$(docdir)/$(docmoduledir)' 2>/dev/null || :
 
 # The advisor: a libpq client that runs the worker's measurement and
-# policy (src/measure.c, src/policy.c with its policy_*.c and
-# recovery_bound.c, linked as they are) from outside the server.
-# Installed next to the server's programs (pg_config --bindir).
+# policy (src/measure.c with measure_rates.c, src/policy.c with its
+# policy_*.c and recovery_bound.c, linked as they are) from outside the
+# server.  Installed next to the server's programs (pg_config --bindir).
 ADVISOR = pg_walsizer_advisor
 ADVISOR_OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/advisor/*.c))
-ADVISOR_SHARED_OBJS = src/measure.o src/policy.o src/policy_utils.o \
-	src/policy_formula.o src/policy_limits.o src/policy_grow.o \
-	src/policy_shrink.o src/policy_standby.o src/recovery_bound.o
+ADVISOR_SHARED_OBJS = src/measure.o src/measure_rates.o src/policy.o \
+	src/policy_utils.o src/policy_formula.o src/policy_limits.o \
+	src/policy_grow.o src/policy_shrink.o src/policy_standby.o \
+	src/recovery_bound.o
 
 $(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/*.h)
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -I$(srcdir)/src -I$(srcdir)/advisor -I$(includedir) -c -o $@ $<

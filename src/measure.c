@@ -3,12 +3,13 @@
  * measure.c
  *		From samples of the server to WalsizerMeasurements.
  *
- * Every sample adds the WAL insert position to two rings: "recent", one
- * point per sample for the last seconds, and "history", thinned so that
- * it spans the horizon (several windows, at least two checkpoint cycles).
- * From them come the two rates the policy sizes with: the recent rate,
- * which sees a new load within seconds, and the peak rate over whole
- * checkpoint_timeouts, which is what a checkpoint cycle has to absorb.
+ * This file holds the state machine of the measurement: each sample's
+ * redo pointer move and checkpoint cycle, the reach of the WAL after the
+ * redo pointer, the windows, and what a size or role change forgets.  The
+ * WAL position rings it feeds every sample, and the recent and peak rates
+ * taken from them, are measure_rates.c's (see its header); the rate over
+ * whole checkpoint_timeouts a standby sizes with stays here, judged by
+ * the same TIMED_CYCLE_MIN_SHARE as the timed cycles it stands in for.
  *
  * Only checkpoints started by WAL volume are evidence that max_wal_size is
  * too small.  A CHECKPOINT command, a base backup or CREATE DATABASE also
@@ -32,29 +33,12 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "measure.h"
+#include "measure_internal.h"
 #include "size_units.h"
 
 #include <math.h>
 #include <string.h>
 
-#define USECS_PER_SECOND ((int64_t) 1000000)
-
-/*
- * The horizon over which the peak rate is taken: several windows, and at
- * least two checkpoint cycles so that it always holds whole cycles.
- */
-#define HORIZON_WINDOWS 4
-#define HORIZON_MIN_CYCLES 2
-/*
- * The recent rate is the higher of the rates over the last
- * RECENT_MIN_SPAN and the last RECENT_SPAN: long enough to smooth one busy
- * second, short enough to see a new load before its first forced
- * checkpoint.  It needs RECENT_MIN_POINTS samples.
- */
-#define RECENT_SPAN_US (5 * USECS_PER_SECOND)
-#define RECENT_MIN_SPAN_US (2 * USECS_PER_SECOND)
-#define RECENT_MIN_POINTS 3
 /* A forced checkpoint may start in one window and be counted in the next. */
 #define MAX_CARRIED_MOVES 2
 /*
@@ -79,18 +63,6 @@
  */
 #define FPI_CYCLE_MARGIN 0.2
 
-static double
-seconds_between(int64_t start_us, int64_t stop_us)
-{
-	return (double) (stop_us - start_us) / (double) USECS_PER_SECOND;
-}
-
-static int64_t
-seconds_to_us(double seconds)
-{
-	return (int64_t) (seconds * (double) USECS_PER_SECOND);
-}
-
 /*
  * at_us plus seconds, no later than INT64_MAX: a sample's time comes from
  * a clock or a trace, and a signed overflow would be undefined.
@@ -98,129 +70,12 @@ seconds_to_us(double seconds)
 static int64_t
 time_after_us(int64_t at_us, double seconds)
 {
-	int64_t		span_us = seconds_to_us(seconds);
+	int64_t		span_us = measure_seconds_to_us(seconds);
 
 	return span_us > 0 && at_us > INT64_MAX - span_us ? INT64_MAX : at_us + span_us;
 }
 
-static double
-timeout_s(const WalsizerMeasureSettings *set)
-{
-	return set->checkpoint_timeout_s > 0 ? set->checkpoint_timeout_s : 300.0;
-}
-
-/* --- WAL position rings ------------------------------------------------ */
-
-static void
-ring_clear(WalRing *ring, int capacity)
-{
-	ring->capacity = capacity;
-	ring->count = 0;
-	ring->next = 0;
-}
-
-static const WalPoint *
-ring_at(const WalRing *ring, int i)
-{
-	int			oldest = (ring->next - ring->count + ring->capacity) %
-		ring->capacity;
-
-	return &ring->points[(oldest + i) % ring->capacity];
-}
-
-static const WalPoint *
-ring_newest(const WalRing *ring)
-{
-	return ring_at(ring, ring->count - 1);
-}
-
-static void
-ring_push(WalRing *ring, int64_t at_us, uint64_t lsn, uint64_t fpi_bytes,
-		  uint64_t stat_bytes)
-{
-	ring->points[ring->next].at_us = at_us;
-	ring->points[ring->next].lsn = lsn;
-	ring->points[ring->next].fpi_bytes = fpi_bytes;
-	ring->points[ring->next].stat_bytes = stat_bytes;
-	ring->next = (ring->next + 1) % ring->capacity;
-	if (ring->count < ring->capacity)
-		ring->count++;
-}
-
-/* Forget points older than oldest_kept_us, always keeping two. */
-static void
-ring_trim(WalRing *ring, int64_t oldest_kept_us)
-{
-	while (ring->count > 2 && ring_at(ring, 0)->at_us < oldest_kept_us)
-		ring->count--;
-}
-
-static int64_t
-ring_span_us(const WalRing *ring)
-{
-	if (ring->count < 2)
-		return 0;
-	return ring_newest(ring)->at_us - ring_at(ring, 0)->at_us;
-}
-
-static double
-rate_between(const WalPoint *from, const WalPoint *to)
-{
-	double		span_s = seconds_between(from->at_us, to->at_us);
-
-	if (span_s <= 0 || to->lsn < from->lsn)
-		return 0;
-	return (double) (to->lsn - from->lsn) / span_s;
-}
-
-/* --- Rates ---------------------------------------------------------------- */
-
-static double
-horizon_s(const WalsizerMeasureSettings *set)
-{
-	double		by_windows = HORIZON_WINDOWS * set->window_s;
-	double		by_cycles = HORIZON_MIN_CYCLES * timeout_s(set);
-
-	return by_windows > by_cycles ? by_windows : by_cycles;
-}
-
-/*
- * The worst WAL rate over one checkpoint_timeout in the horizon: what a
- * checkpoint cycle has to absorb.  Only whole checkpoint_timeout stretches
- * count, because the WAL right after a checkpoint is inflated by full-page
- * images and a short stretch would overstate the cycle.  Until the history
- * covers one checkpoint_timeout, the average over all of it stands in.
- */
-static double
-peak_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
-{
-	int64_t		cycle_us = seconds_to_us(timeout_s(set));
-	double		peak = 0;
-	int			from = 0;
-
-	if (ring->count < 2)
-		return 0;
-	if (ring_span_us(ring) < cycle_us)
-		return rate_between(ring_at(ring, 0), ring_newest(ring));
-
-	for (int to = 1; to < ring->count; to++)
-	{
-		const WalPoint *end = ring_at(ring, to);
-
-		/* the latest start at least one checkpoint_timeout before the end */
-		while (from + 1 < to &&
-			   end->at_us - ring_at(ring, from + 1)->at_us >= cycle_us)
-			from++;
-		if (end->at_us - ring_at(ring, from)->at_us >= cycle_us)
-		{
-			double		rate = rate_between(ring_at(ring, from), end);
-
-			if (rate > peak)
-				peak = rate;
-		}
-	}
-	return peak;
-}
+/* --- Checkpoint timeouts ------------------------------------------------- */
 
 /*
  * The highest WAL rate among whole checkpoint_timeouts laid back to back
@@ -229,13 +84,13 @@ peak_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
  * TIMED_CYCLE_MIN_SHARE of it).  This is how a standby measures what a
  * primary measures with its timed cycles in the horizon: stretches that
  * each hold one checkpoint's full-page images.  The worst of every
- * stretch in the horizon (peak_rate()) is a maximum over many overlapping
+ * stretch in the horizon (measure_peak_rate()) is a maximum over many overlapping
  * ones and lies above it on a steady load.
  */
 static double
 whole_timeouts_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 {
-	int64_t		cycle_us = seconds_to_us(timeout_s(set));
+	int64_t		cycle_us = measure_seconds_to_us(measure_timeout_s(set));
 	int64_t		whole_us = (int64_t) (TIMED_CYCLE_MIN_SHARE * (double) cycle_us);
 	const WalPoint *end;
 	double		highest = 0;
@@ -244,19 +99,19 @@ whole_timeouts_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 	if (ring->count < 2)
 		return 0;
 	i = ring->count - 1;
-	end = ring_at(ring, i);
+	end = measure_ring_at(ring, i);
 	while (i > 0)
 	{
 		const WalPoint *start;
 		double		rate;
 
 		/* the latest point a checkpoint_timeout or more before the end */
-		while (i > 0 && end->at_us - ring_at(ring, i)->at_us < cycle_us)
+		while (i > 0 && end->at_us - measure_ring_at(ring, i)->at_us < cycle_us)
 			i--;
-		start = ring_at(ring, i);
+		start = measure_ring_at(ring, i);
 		if (end->at_us - start->at_us < whole_us)
 			break;
-		rate = rate_between(start, end);
+		rate = measure_rate_between(start, end);
 		if (rate > highest)
 			highest = rate;
 		end = start;
@@ -264,91 +119,17 @@ whole_timeouts_rate(const WalRing *ring, const WalsizerMeasureSettings *set)
 	return highest;
 }
 
-/*
- * The share of full-page images in the WAL between two points.  Both come
- * from pg_stat_wal, which backends flush about once a second, together;
- * the WAL position does not wait.  So the share is taken from the
- * statistics and applied to the position's rate: images counted late do
- * not pass for records.  When nothing was flushed between the points, the
- * whole recent ring stands in; when nothing was flushed at all, the share
- * is unknown and 0 (every byte counts as records: never less).
- */
-static double
-fpi_share(const WalRing *ring, const WalPoint *from, const WalPoint *to)
-{
-	const WalPoint *oldest = ring_at(ring, 0);
-	uint64_t	stat_bytes = to->stat_bytes - from->stat_bytes;
-	uint64_t	fpi_bytes = to->fpi_bytes - from->fpi_bytes;
-	double		share;
-
-	if (stat_bytes == 0)
-	{
-		stat_bytes = to->stat_bytes - oldest->stat_bytes;
-		fpi_bytes = to->fpi_bytes - oldest->fpi_bytes;
-	}
-	if (stat_bytes == 0)
-		return 0;
-	share = (double) fpi_bytes / (double) stat_bytes;
-	return share < 1.0 ? share : 1.0;
-}
-
-/*
- * The recent rate: the higher of the last RECENT_MIN_SPAN and the last
- * RECENT_SPAN.  When a load starts, the longer span still holds idle
- * seconds and would undersize the first change; when it stops, the longer
- * span remembers it a little longer.  False until the samples span
- * RECENT_MIN_SPAN: a fraction of a second says nothing about the next
- * minutes.
- *
- * *record_rate is the longer span's rate without full-page images:
- * right after a checkpoint they are most of the WAL, and they fade as the
- * working set has been written once.
- */
-static bool
-recent_rate(const WalRing *ring, double *rate, double *record_rate)
-{
-	const WalPoint *newest;
-	const WalPoint *from;
-	int			longest = 0;
-	int			shortest;
-	double		long_rate;
-	double		short_rate;
-
-	if (ring->count < RECENT_MIN_POINTS)
-		return false;
-	newest = ring_newest(ring);
-	while (longest < ring->count - RECENT_MIN_POINTS &&
-		   newest->at_us - ring_at(ring, longest)->at_us > RECENT_SPAN_US)
-		longest++;
-	if (newest->at_us - ring_at(ring, longest)->at_us < RECENT_MIN_SPAN_US)
-		return false;
-
-	/* the latest point at least RECENT_MIN_SPAN before the newest */
-	shortest = longest;
-	while (shortest + 1 < ring->count &&
-		   newest->at_us - ring_at(ring, shortest + 1)->at_us >= RECENT_MIN_SPAN_US)
-		shortest++;
-
-	from = ring_at(ring, longest);
-	long_rate = rate_between(from, newest);
-	short_rate = rate_between(ring_at(ring, shortest), newest);
-	*rate = long_rate > short_rate ? long_rate : short_rate;
-
-	*record_rate = long_rate * (1.0 - fpi_share(ring, from, newest));
-	return true;
-}
-
 /* Seconds until the checkpointer's next timed checkpoint, as best we know. */
 static double
 seconds_to_timed_checkpoint(const WalsizerMeasure *ms,
 							const WalsizerMeasureSettings *set)
 {
-	double		cycle_s = timeout_s(set);
+	double		cycle_s = measure_timeout_s(set);
 	double		elapsed;
 
 	if (ms->last_redo_move_at_us == 0)
 		return cycle_s;			/* unknown: assume a whole cycle */
-	elapsed = seconds_between(ms->last_redo_move_at_us, ms->latest.at_us);
+	elapsed = measure_seconds_between(ms->last_redo_move_at_us, ms->latest.at_us);
 	/* skipped (idle) timed checkpoints restart the clock without a move */
 	return cycle_s - fmod(elapsed > 0 ? elapsed : 0, cycle_s);
 }
@@ -421,13 +202,13 @@ note_cycle(WalsizerMeasure *ms, uint64_t old_redo, const WalsizerSample *sample,
 		bool		started_at_size = ms->last_redo_move_at_us >= ms->size_changed_at_us;
 
 		cycle->ended_at_us = sample->at_us;
-		cycle->seconds = seconds_between(ms->last_redo_move_at_us, sample->at_us);
+		cycle->seconds = measure_seconds_between(ms->last_redo_move_at_us, sample->at_us);
 		cycle->bytes = sample->redo_lsn - old_redo;
 		cycle->fpi_bytes = ms->fpi_bytes - ms->fpi_bytes_at_redo_move;
 		if (cycle->fpi_bytes > cycle->bytes)
 			cycle->fpi_bytes = cycle->bytes;
 		cycle->timed = !far &&
-			cycle->seconds >= TIMED_CYCLE_MIN_SHARE * timeout_s(set);
+			cycle->seconds >= TIMED_CYCLE_MIN_SHARE * measure_timeout_s(set);
 		if (cycle->timed)
 		{
 			ms->timed_cycle_fpi_bytes = cycle->fpi_bytes;
@@ -498,7 +279,7 @@ note_reach(WalsizerMeasure *ms, const WalsizerMeasureSettings *set)
 	double		within_s;
 	double		reach;
 
-	if (!recent_rate(&ms->recent, &rate, &record_rate))
+	if (!measure_recent_rate(&ms->recent, &rate, &record_rate))
 		return;
 	reach = reach_bytes(ms, set, rate, record_rate, &within_s);
 	if (reach > (double) ms->cycle_reach_bytes && reach < 1e18)
@@ -525,8 +306,8 @@ walsizer_measure_start(WalsizerMeasure *ms, const WalsizerSample *first,
 					   const WalsizerMeasureSettings *set)
 {
 	memset(ms, 0, sizeof(*ms));
-	ring_clear(&ms->history, MEASURE_HISTORY_POINTS);
-	ring_clear(&ms->recent, MEASURE_RECENT_POINTS);
+	measure_ring_clear(&ms->history, MEASURE_HISTORY_POINTS);
+	measure_ring_clear(&ms->recent, MEASURE_RECENT_POINTS);
 	ms->latest = *first;
 	walsizer_measure_add(ms, first, set);
 	start_window(ms, 0, set);
@@ -541,7 +322,7 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 					 const WalsizerMeasureSettings *set)
 {
 	const WalsizerSample *previous = &ms->latest;
-	int64_t		horizon_us = seconds_to_us(horizon_s(set));
+	int64_t		horizon_us = measure_seconds_to_us(measure_horizon_s(set));
 	int64_t		history_step_us;
 
 	/*
@@ -583,8 +364,8 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 	}
 	ms->latest = *sample;
 
-	ring_push(&ms->recent, sample->at_us, sample->insert_lsn, ms->fpi_bytes,
-			  ms->stat_bytes);
+	measure_ring_push(&ms->recent, sample->at_us, sample->insert_lsn,
+					  ms->fpi_bytes, ms->stat_bytes);
 	/* enough points to cover the horizon, but never more than one a sample */
 	history_step_us = (int64_t) set->sample_interval_ms * 1000;
 	if (horizon_us / MEASURE_HISTORY_POINTS > history_step_us)
@@ -592,11 +373,11 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 	if (ms->history.count == 0 ||
 		sample->at_us - ms->last_history_at_us >= history_step_us)
 	{
-		ring_push(&ms->history, sample->at_us, sample->insert_lsn,
-				  ms->fpi_bytes, ms->stat_bytes);
+		measure_ring_push(&ms->history, sample->at_us, sample->insert_lsn,
+						  ms->fpi_bytes, ms->stat_bytes);
 		ms->last_history_at_us = sample->at_us;
 	}
-	ring_trim(&ms->history, sample->at_us - horizon_us);
+	measure_ring_trim(&ms->history, sample->at_us - horizon_us);
 	note_reach(ms, set);
 }
 
@@ -613,9 +394,9 @@ static uint64_t
 timed_cycle_peak_bytes(const WalsizerMeasure *ms,
 					   const WalsizerMeasureSettings *set)
 {
-	int64_t		oldest_us = ms->latest.at_us - seconds_to_us(horizon_s(set));
-	double		shortest_s = TIMED_CYCLE_MIN_SHARE * timeout_s(set);
-	double		longest_s = timeout_s(set) / TIMED_CYCLE_MIN_SHARE;
+	int64_t		oldest_us = ms->latest.at_us - measure_seconds_to_us(measure_horizon_s(set));
+	double		shortest_s = TIMED_CYCLE_MIN_SHARE * measure_timeout_s(set);
+	double		longest_s = measure_timeout_s(set) / TIMED_CYCLE_MIN_SHARE;
 	uint64_t	peak = 0;
 
 	for (int i = 0; i < ms->timed_cycles_count; i++)
@@ -645,7 +426,7 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 	memset(m, 0, sizeof(*m));
 	m->window_end = window_end;
 	m->counters_reset = w->reset_seen;
-	m->window_s = seconds_between(w->at_us, now->at_us);
+	m->window_s = measure_seconds_between(w->at_us, now->at_us);
 	if (!w->reset_seen)
 	{
 		m->timed = now->timed - w->sample.timed;
@@ -658,8 +439,8 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 
 	m->wal_since_redo_bytes = now->insert_lsn > now->redo_lsn ?
 		now->insert_lsn - now->redo_lsn : 0;
-	m->recent_rate_valid = recent_rate(&ms->recent, &m->recent_rate,
-									   &m->recent_record_rate);
+	m->recent_rate_valid = measure_recent_rate(&ms->recent, &m->recent_rate,
+											   &m->recent_record_rate);
 
 	/*
 	 * Until the promotion's own checkpoint starts, the redo pointer is the
@@ -670,9 +451,9 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 	if (m->recent_rate_valid && !ms->next_redo_move_unjudged)
 		m->reach_bytes = reach_bytes(ms, set, m->recent_rate,
 									 m->recent_record_rate, &m->reach_within_s);
-	m->peak_rate = peak_rate(&ms->history, set);
+	m->peak_rate = measure_peak_rate(&ms->history, set);
 	m->peak_covers_cycle = ms->history.count >= 2 &&
-		ring_span_us(&ms->history) >= seconds_to_us(timeout_s(set));
+		measure_ring_span_us(&ms->history) >= measure_seconds_to_us(measure_timeout_s(set));
 	m->seconds_to_timed_checkpoint = seconds_to_timed_checkpoint(ms, set);
 
 	/*
@@ -824,3 +605,4 @@ walsizer_measure_window_fpi(const WalsizerMeasure *ms)
 		return ms->latest.wal_fpi - ms->window.sample.wal_fpi;
 	return 0;
 }
+

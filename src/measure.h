@@ -4,8 +4,8 @@
  *		Turn the worker's samples of the server into the measurements the
  *		sizing policy decides on.
  *
- * Like policy.h, this header and measure.c include nothing from
- * PostgreSQL.  The worker feeds them samples read from the server; the
+ * Like policy.h, this header and measure.c (with measure_rates.c)
+ * include nothing from PostgreSQL.  The worker feeds them samples read from the server; the
  * trace simulator feeds them samples built the way PostgreSQL would show
  * them.  Both therefore run the same measurement code end to end: the
  * rate history, the peak and recent rates, the inference of which
@@ -86,7 +86,7 @@ typedef struct WalCycle
 /* Whole timed cycles kept for what the load needs, newest last. */
 #define MEASURE_TIMED_CYCLES 16
 
-/* A ring of WAL positions, oldest first through walpoint_at(). */
+/* A ring of WAL positions, oldest first through measure_ring_at(). */
 typedef struct WalRing
 {
 	WalPoint	points[MEASURE_HISTORY_POINTS];

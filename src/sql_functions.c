@@ -146,6 +146,186 @@ result_tupdesc(FunctionCallInfo fcinfo, const int *accepted_columns,
 	return BlessTupleDesc(tupdesc);
 }
 
+/*
+ * status()'s columns, in their order: one helper per group.  st is the
+ * worker's status, copied out of shared memory under the lock.
+ */
+
+/* The settings and the limits, and when the worker checks. */
+static void
+put_status_settings(RowBuilder *row, const WalsizerStatus *st, pid_t worker_pid)
+{
+	/* the worker's view, like max_wal_size below: it is what acts */
+	if (st->last_sample_at != 0)
+	{
+		put(row, BoolGetDatum(st->enabled));
+		put(row, BoolGetDatum(st->dry_run));
+	}
+	else
+	{
+		put(row, BoolGetDatum(walsizer_enable));
+		put(row, BoolGetDatum(walsizer_dry_run));
+	}
+	if (worker_pid != 0)
+		put(row, Int32GetDatum(worker_pid));
+	else
+		put_null(row);
+	/* the worker's view: this backend may not have reloaded yet */
+	if (st->last_sample_at != 0)
+		put(row, Int64GetDatum(st->plan.old_mb));
+	else
+		put(row, Int64GetDatum(max_wal_size_mb));
+	put(row, Int64GetDatum(st->plan.cap_mb));
+	put_text(row, walsizer_cap_source_name(st->plan.cap_source));
+	put(row, Int64GetDatum(st->plan.floor_mb));
+	put(row, Int64GetDatum(st->plan.needed_mb));
+	put(row, Float8GetDatum(st->window_s));
+	put(row, Int32GetDatum(st->sample_interval_ms));
+	put_timestamp(row, st->last_check_at);
+	put_timestamp(row, st->next_check_at);
+}
+
+/* The last complete window. */
+static void
+put_status_last_window(RowBuilder *row, const WalsizerStatus *st)
+{
+	put(row, Int64GetDatum(st->last_timed));
+	put(row, Int64GetDatum(st->last_requested));
+	put(row, Int64GetDatum(st->last_wal_forced));
+	put_ratio(row, st->last_requested, st->last_timed + st->last_requested);
+	put(row, Int64GetDatum((int64) st->last_wal_bytes));
+	put_ratio(row, st->last_wal_bytes, st->last_window_s);
+	put(row, Int64GetDatum(st->last_fpi));
+	/* share of WAL volume that full-page images take, at most one page each */
+	if (st->last_wal_bytes > 0)
+		put(row, Float8GetDatum(Min(1.0, (double) st->last_fpi * BLCKSZ /
+									(double) st->last_wal_bytes)));
+	else
+		put_null(row);
+}
+
+/* Since the worker started. */
+static void
+put_status_totals(RowBuilder *row, const WalsizerStatus *st)
+{
+	put(row, Int64GetDatum(st->total_timed));
+	put(row, Int64GetDatum(st->total_requested));
+	put(row, Int64GetDatum(st->total_wal_forced));
+	put_ratio(row, st->total_requested, st->total_timed + st->total_requested);
+	put(row, Int64GetDatum((int64) st->total_wal_bytes));
+}
+
+/* The latest sample. */
+static void
+put_status_latest_sample(RowBuilder *row, const WalsizerStatus *st)
+{
+	put(row, Float8GetDatum(st->recent_rate));
+	put(row, Float8GetDatum(st->peak_rate));
+	put(row, Int64GetDatum((int64) st->wal_since_redo_bytes));
+	put(row, Int64GetDatum((int64) st->plan.trigger_bytes));
+	put(row, Int64GetDatum((int64) st->plan.projected_bytes));
+	put_ratio(row, st->plan.projected_bytes, st->plan.trigger_bytes);
+	put(row, BoolGetDatum(st->blocked));
+	if (st->pending_mb != 0)
+		put(row, Int64GetDatum(st->pending_mb));
+	else
+		put_null(row);
+}
+
+/*
+ * The decisions: how many, the latest recorded one (latest, NULL when
+ * there is none) and the plan of the latest sample.
+ */
+static void
+put_status_decisions(RowBuilder *row, const WalsizerStatus *st,
+					 uint64 decisions_total, const WalsizerRecord *latest)
+{
+	put(row, Int64GetDatum((int64) decisions_total));
+	if (latest != NULL)
+	{
+		put_text(row, walsizer_action_name(latest->action));
+		put_text(row, latest->reason);
+	}
+	else
+	{
+		put_null(row);
+		put_null(row);
+	}
+	if (st->last_sample_at != 0)
+	{
+		put_text(row, walsizer_action_name(st->plan.action));
+		put_text(row, st->plan.reason);
+	}
+	else
+	{
+		put_null(row);
+		put_null(row);
+	}
+}
+
+/* 1.1: the last checkpoint cycle, images apart */
+static void
+put_status_last_cycle(RowBuilder *row, const WalsizerStatus *st)
+{
+	if (st->last_cycle_s > 0)
+	{
+		put(row, Float8GetDatum(st->last_cycle_s));
+		put(row, Int64GetDatum((int64) st->last_cycle_bytes));
+		put(row, Int64GetDatum((int64) st->last_cycle_fpi_bytes));
+		put(row, BoolGetDatum(st->last_cycle_timed));
+	}
+	else
+	{
+		put_null(row);
+		put_null(row);
+		put_null(row);
+		put_null(row);
+	}
+	put_text(row, st->fpi_bytes_measured ? "measured" : "estimated");
+	put(row, Float8GetDatum(st->record_rate));
+}
+
+/* 1.2: a crash recovery now, at its worst */
+static void
+put_status_recovery(RowBuilder *row, const WalsizerStatus *st)
+{
+	if (st->last_sample_at != 0)
+	{
+		put(row, Float8GetDatum(st->estimated_recovery_s));
+		put(row, Float8GetDatum(st->replay_rate));
+		put_text(row, walsizer_replay_rate_source_name(st->replay_rate_source));
+	}
+	else
+	{
+		put_null(row);
+		put_null(row);
+		put_null(row);
+	}
+}
+
+/*
+ * 1.3: the server's role, as this backend sees it rather than the
+ * worker: it is right without a worker too, and at once after a
+ * promotion.  Then where max_wal_size comes from and the value
+ * postgresql.auto.conf shadows, as the worker read the configuration
+ * files at its last reload: a backend does not parse them.
+ */
+static void
+put_status_role_and_source(RowBuilder *row, const WalsizerStatus *st)
+{
+	put_text(row, walsizer_role_name(RecoveryInProgress() ?
+									 WALSIZER_ROLE_STANDBY :
+									 WALSIZER_ROLE_PRIMARY));
+	if (st->max_wal_size_source[0] != '\0')
+		put_text(row, st->max_wal_size_source);
+	else
+		put_null(row);
+	if (st->shadowed_mb != 0)
+		put(row, Int64GetDatum(st->shadowed_mb));
+	else
+		put_null(row);
+}
+
 Datum
 walsizer_status(PG_FUNCTION_ARGS)
 {
@@ -171,153 +351,27 @@ walsizer_status(PG_FUNCTION_ARGS)
 		latest = *walsizer_history_latest(&walsizer_shared->persistent);
 	LWLockRelease(walsizer_shared->lock);
 
-	/* the worker's view, like max_wal_size below: it is what acts */
-	if (st.last_sample_at != 0)
-	{
-		put(&row, BoolGetDatum(st.enabled));
-		put(&row, BoolGetDatum(st.dry_run));
-	}
-	else
-	{
-		put(&row, BoolGetDatum(walsizer_enable));
-		put(&row, BoolGetDatum(walsizer_dry_run));
-	}
-	if (worker_pid != 0)
-		put(&row, Int32GetDatum(worker_pid));
-	else
-		put_null(&row);
-	/* the worker's view: this backend may not have reloaded yet */
-	if (st.last_sample_at != 0)
-		put(&row, Int64GetDatum(st.plan.old_mb));
-	else
-		put(&row, Int64GetDatum(max_wal_size_mb));
-	put(&row, Int64GetDatum(st.plan.cap_mb));
-	put_text(&row, walsizer_cap_source_name(st.plan.cap_source));
-	put(&row, Int64GetDatum(st.plan.floor_mb));
-	put(&row, Int64GetDatum(st.plan.needed_mb));
-	put(&row, Float8GetDatum(st.window_s));
-	put(&row, Int32GetDatum(st.sample_interval_ms));
-	put_timestamp(&row, st.last_check_at);
-	put_timestamp(&row, st.next_check_at);
-
-	/* the last complete window */
-	put(&row, Int64GetDatum(st.last_timed));
-	put(&row, Int64GetDatum(st.last_requested));
-	put(&row, Int64GetDatum(st.last_wal_forced));
-	put_ratio(&row, st.last_requested, st.last_timed + st.last_requested);
-	put(&row, Int64GetDatum((int64) st.last_wal_bytes));
-	put_ratio(&row, st.last_wal_bytes, st.last_window_s);
-	put(&row, Int64GetDatum(st.last_fpi));
-	/* share of WAL volume that full-page images take, at most one page each */
-	if (st.last_wal_bytes > 0)
-		put(&row, Float8GetDatum(Min(1.0, (double) st.last_fpi * BLCKSZ /
-									 (double) st.last_wal_bytes)));
-	else
-		put_null(&row);
-
-	/* since the worker started */
-	put(&row, Int64GetDatum(st.total_timed));
-	put(&row, Int64GetDatum(st.total_requested));
-	put(&row, Int64GetDatum(st.total_wal_forced));
-	put_ratio(&row, st.total_requested, st.total_timed + st.total_requested);
-	put(&row, Int64GetDatum((int64) st.total_wal_bytes));
-
-	/* the latest sample */
-	put(&row, Float8GetDatum(st.recent_rate));
-	put(&row, Float8GetDatum(st.peak_rate));
-	put(&row, Int64GetDatum((int64) st.wal_since_redo_bytes));
-	put(&row, Int64GetDatum((int64) st.plan.trigger_bytes));
-	put(&row, Int64GetDatum((int64) st.plan.projected_bytes));
-	put_ratio(&row, st.plan.projected_bytes, st.plan.trigger_bytes);
-	put(&row, BoolGetDatum(st.blocked));
-	if (st.pending_mb != 0)
-		put(&row, Int64GetDatum(st.pending_mb));
-	else
-		put_null(&row);
-
-	put(&row, Int64GetDatum((int64) decisions_total));
-	if (has_latest)
-	{
-		put_text(&row, walsizer_action_name(latest.action));
-		put_text(&row, latest.reason);
-	}
-	else
-	{
-		put_null(&row);
-		put_null(&row);
-	}
-	if (st.last_sample_at != 0)
-	{
-		put_text(&row, walsizer_action_name(st.plan.action));
-		put_text(&row, st.plan.reason);
-	}
-	else
-	{
-		put_null(&row);
-		put_null(&row);
-	}
+	put_status_settings(&row, &st, worker_pid);
+	put_status_last_window(&row, &st);
+	put_status_totals(&row, &st);
+	put_status_latest_sample(&row, &st);
+	put_status_decisions(&row, &st, decisions_total,
+						 has_latest ? &latest : NULL);
 	Assert(row.next == STATUS_COLUMNS_V1_0);
 
-	/* 1.1: the last checkpoint cycle, images apart */
 	if (tupdesc->natts >= STATUS_COLUMNS_V1_1)
 	{
-		if (st.last_cycle_s > 0)
-		{
-			put(&row, Float8GetDatum(st.last_cycle_s));
-			put(&row, Int64GetDatum((int64) st.last_cycle_bytes));
-			put(&row, Int64GetDatum((int64) st.last_cycle_fpi_bytes));
-			put(&row, BoolGetDatum(st.last_cycle_timed));
-		}
-		else
-		{
-			put_null(&row);
-			put_null(&row);
-			put_null(&row);
-			put_null(&row);
-		}
-		put_text(&row, st.fpi_bytes_measured ? "measured" : "estimated");
-		put(&row, Float8GetDatum(st.record_rate));
+		put_status_last_cycle(&row, &st);
 		Assert(row.next == STATUS_COLUMNS_V1_1);
 	}
-
-	/* 1.2: a crash recovery now, at its worst */
 	if (tupdesc->natts >= STATUS_COLUMNS_V1_2)
 	{
-		if (st.last_sample_at != 0)
-		{
-			put(&row, Float8GetDatum(st.estimated_recovery_s));
-			put(&row, Float8GetDatum(st.replay_rate));
-			put_text(&row, walsizer_replay_rate_source_name(st.replay_rate_source));
-		}
-		else
-		{
-			put_null(&row);
-			put_null(&row);
-			put_null(&row);
-		}
+		put_status_recovery(&row, &st);
 		Assert(row.next == STATUS_COLUMNS_V1_2);
 	}
-
-	/*
-	 * 1.3: the server's role, as this backend sees it rather than the
-	 * worker: it is right without a worker too, and at once after a
-	 * promotion.  Then where max_wal_size comes from and the value
-	 * postgresql.auto.conf shadows, as the worker read the configuration
-	 * files at its last reload: a backend does not parse them.
-	 */
 	if (tupdesc->natts == STATUS_COLUMNS)
 	{
-		put_text(&row, walsizer_role_name(RecoveryInProgress() ?
-										  WALSIZER_ROLE_STANDBY :
-										  WALSIZER_ROLE_PRIMARY));
-		if (st.max_wal_size_source[0] != '\0')
-			put_text(&row, st.max_wal_size_source);
-		else
-			put_null(&row);
-		if (st.shadowed_mb != 0)
-			put(&row, Int64GetDatum(st.shadowed_mb));
-		else
-			put_null(&row);
+		put_status_role_and_source(&row, &st);
 		Assert(row.next == STATUS_COLUMNS);
 	}
 

@@ -522,6 +522,160 @@ fail(char *errbuf, size_t errlen, const char *what)
 	return false;
 }
 
+/*
+ * The decoders of walsizer_state_decode(), one per section of the layout
+ * (see the top of the file), each reading on from r and returning NULL,
+ * or what the section breaks.
+ */
+
+/*
+ * The first four fields, checked against the file's length, and its
+ * checksum: *version and *count, the records that follow.
+ */
+static const char *
+decode_header(Reader *r, const unsigned char *buf, size_t len,
+			  uint32_t *version, uint32_t *count)
+{
+	/* the shortest file: a version 1 header and no records */
+	if (buf == NULL || len < HEADER_V1_BYTES + CHECKSUM_BYTES)
+		return "file is too short";
+	if (get_u32(r) != STATE_MAGIC)
+		return "file has the wrong magic number";
+	*version = get_u32(r);
+	if (*version < 1 || *version > STATE_VERSION)
+		return "file has an unsupported version";
+	*count = get_u32(r);
+	if (*count > WALSIZER_HISTORY_LEN)
+		return "file claims too many records";
+	if (len != encoded_size_for(*version, *count))
+		return "file length does not match its header";
+	{
+		Reader		tail = {buf + len - CHECKSUM_BYTES};
+
+		if (get_u64(&tail) != fnv1a64(buf, len - CHECKSUM_BYTES))
+			return "file checksum does not match";
+	}
+	(void) get_u32(r);			/* reserved */
+	return NULL;
+}
+
+/* The sizes, the decision count and the policy state, for count records. */
+static const char *
+decode_sizes_and_policy(Reader *r, WalsizerPersistent *state, uint32_t count)
+{
+	state->baseline_mb = (int64_t) get_u64(r);
+	state->last_set_mb = (int64_t) get_u64(r);
+	state->intent_mb = (int64_t) get_u64(r);
+	state->decisions_total = get_u64(r);
+	state->policy.windows_below_half = (int32_t) get_u32(r);
+	state->policy.windows_since_change = (int32_t) get_u32(r);
+	state->policy.cap_reported = (int32_t) get_u32(r);
+	state->policy.provisional = (int32_t) get_u32(r);
+	if (!size_ok(state->baseline_mb) || !size_ok(state->last_set_mb) ||
+		!size_ok(state->intent_mb))
+		return "file holds an impossible max_wal_size";
+	if (state->policy.windows_below_half < 0 ||
+		state->policy.windows_since_change < -1 ||
+		state->policy.cap_reported < 0 || state->policy.cap_reported > 1 ||
+		state->policy.provisional < 0 ||
+		state->policy.provisional > 1)
+		return "file holds an impossible policy state";
+	if (state->decisions_total < count)
+		return "file holds fewer decisions than records";
+	return NULL;
+}
+
+/* The crash recovery fields, from completed_redo_lsn to replay_rates (2+). */
+static const char *
+decode_recovery_fields(Reader *r, WalsizerPersistent *state)
+{
+	const char *error;
+
+	state->completed_redo_lsn = get_u64(r);
+	state->postmaster_started_at = (int64_t) get_u64(r);
+	state->stopped_cleanly = (int32_t) get_u32(r);
+	state->replay_count = (int32_t) get_u32(r);
+	state->replay_next = (int32_t) get_u32(r);
+	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+	{
+		uint64_t	rate_bits = get_u64(r);
+
+		memcpy(&state->replay_rates[slot], &rate_bits, sizeof(double));
+	}
+	error = recovery_fields_error(state);
+	if (error != NULL)
+		return error;
+	/* the slots past the valid ones hold nothing */
+	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
+		if (!replay_slot_valid(state->replay_count, state->replay_next, slot))
+			state->replay_rates[slot] = 0;
+	return NULL;
+}
+
+/* One record of a file of the given version. */
+static const char *
+decode_record(Reader *r, uint32_t version, WalsizerRecord *rec)
+{
+	uint64_t	window_bits;
+
+	rec->at = (int64_t) get_u64(r);
+	rec->action = (int32_t) get_u32(r);
+	rec->confirmed = (int32_t) get_u32(r);
+	rec->old_mb = (int64_t) get_u64(r);
+	rec->new_mb = (int64_t) get_u64(r);
+	rec->requested = (int64_t) get_u64(r);
+	rec->timed = (int64_t) get_u64(r);
+	rec->wal_forced = (int64_t) get_u64(r);
+	rec->wal_bytes = get_u64(r);
+	window_bits = get_u64(r);
+	memcpy(&rec->window_s, &window_bits, sizeof(rec->window_s));
+	memcpy(rec->reason, r->pos, WALSIZER_REASON_LEN);
+	r->pos += WALSIZER_REASON_LEN;
+	/* before version 3 the worker ran on primaries only */
+	rec->role = version >= 3 ? (int32_t) get_u32(r) : WALSIZER_ROLE_PRIMARY;
+
+	if (rec->action <= WALSIZER_ACTION_NONE ||
+		rec->action > WALSIZER_ACTION_LAST)
+		return "a record has an unknown action";
+	if (rec->confirmed != 0 && rec->confirmed != 1)
+		return "a record has an invalid flag";
+	if (rec->role < WALSIZER_ROLE_PRIMARY || rec->role > WALSIZER_ROLE_LAST)
+		return "a record has an unknown role";
+	if (!size_ok(rec->old_mb) || !size_ok(rec->new_mb))
+		return "a record holds an impossible size";
+	if (rec->requested < 0 || rec->timed < 0 || rec->wal_forced < 0)
+		return "a record holds a negative count";
+	if (!isfinite(rec->window_s) || rec->window_s < 0)
+		return "a record holds an invalid window";
+	if (rec->at < MIN_TIMESTAMP_US || rec->at >= END_TIMESTAMP_US)
+		return "a record's time is out of range";
+	if (memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL)
+		return "a record's reason is not terminated";
+	if (!text_is_valid(rec->reason))
+		return "a record's reason is not valid text";
+	return NULL;
+}
+
+/*
+ * The action totals (4+), or before version 4 what the count records of
+ * the history hold.
+ */
+static const char *
+decode_action_totals(Reader *r, uint32_t version, uint32_t count,
+					 WalsizerPersistent *state)
+{
+	if (version >= 4)
+		for (int action = 1; action <= STATE_ACTION_KINDS; action++)
+			state->action_totals[action] = get_u64(r);
+	else
+	{
+		/* what the history holds: see the top of the file */
+		for (uint32_t i = 0; i < count; i++)
+			state->action_totals[state->history[i].action]++;
+	}
+	return action_totals_error(state);
+}
+
 bool
 walsizer_state_decode(const unsigned char *buf, size_t len,
 					  WalsizerPersistent *out, char *errbuf, size_t errlen)
@@ -533,123 +687,31 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 	uint32_t	count;
 	const char *error;
 
-	/* the shortest file: a version 1 header and no records */
-	if (buf == NULL || len < HEADER_V1_BYTES + CHECKSUM_BYTES)
-		return fail(errbuf, errlen, "file is too short");
-	if (get_u32(&r) != STATE_MAGIC)
-		return fail(errbuf, errlen, "file has the wrong magic number");
-	version = get_u32(&r);
-	if (version < 1 || version > STATE_VERSION)
-		return fail(errbuf, errlen, "file has an unsupported version");
-	count = get_u32(&r);
-	if (count > WALSIZER_HISTORY_LEN)
-		return fail(errbuf, errlen, "file claims too many records");
-	if (len != encoded_size_for(version, count))
-		return fail(errbuf, errlen, "file length does not match its header");
-	{
-		Reader		tail = {buf + len - CHECKSUM_BYTES};
-
-		if (get_u64(&tail) != fnv1a64(buf, len - CHECKSUM_BYTES))
-			return fail(errbuf, errlen, "file checksum does not match");
-	}
-	(void) get_u32(&r);			/* reserved */
+	error = decode_header(&r, buf, len, &version, &count);
+	if (error != NULL)
+		return fail(errbuf, errlen, error);
 
 	memset(&state, 0, sizeof(state));
-	state.baseline_mb = (int64_t) get_u64(&r);
-	state.last_set_mb = (int64_t) get_u64(&r);
-	state.intent_mb = (int64_t) get_u64(&r);
-	state.decisions_total = get_u64(&r);
-	state.policy.windows_below_half = (int32_t) get_u32(&r);
-	state.policy.windows_since_change = (int32_t) get_u32(&r);
-	state.policy.cap_reported = (int32_t) get_u32(&r);
-	state.policy.provisional = (int32_t) get_u32(&r);
-	if (!size_ok(state.baseline_mb) || !size_ok(state.last_set_mb) ||
-		!size_ok(state.intent_mb))
-		return fail(errbuf, errlen, "file holds an impossible max_wal_size");
-	if (state.policy.windows_below_half < 0 ||
-		state.policy.windows_since_change < -1 ||
-		state.policy.cap_reported < 0 || state.policy.cap_reported > 1 ||
-		state.policy.provisional < 0 ||
-		state.policy.provisional > 1)
-		return fail(errbuf, errlen, "file holds an impossible policy state");
-	if (state.decisions_total < count)
-		return fail(errbuf, errlen, "file holds fewer decisions than records");
+	error = decode_sizes_and_policy(&r, &state, count);
+	if (error != NULL)
+		return fail(errbuf, errlen, error);
 	if (version >= 2)
 	{
-		state.completed_redo_lsn = get_u64(&r);
-		state.postmaster_started_at = (int64_t) get_u64(&r);
-		state.stopped_cleanly = (int32_t) get_u32(&r);
-		state.replay_count = (int32_t) get_u32(&r);
-		state.replay_next = (int32_t) get_u32(&r);
-		for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
-		{
-			uint64_t	rate_bits = get_u64(&r);
-
-			memcpy(&state.replay_rates[slot], &rate_bits, sizeof(double));
-		}
-		error = recovery_fields_error(&state);
+		error = decode_recovery_fields(&r, &state);
 		if (error != NULL)
 			return fail(errbuf, errlen, error);
-		/* the slots past the valid ones hold nothing */
-		for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
-			if (!replay_slot_valid(state.replay_count, state.replay_next, slot))
-				state.replay_rates[slot] = 0;
 	}
 
 	for (uint32_t i = 0; i < count; i++)
 	{
-		WalsizerRecord *rec = &state.history[i];
-		uint64_t	window_bits;
-
-		rec->at = (int64_t) get_u64(&r);
-		rec->action = (int32_t) get_u32(&r);
-		rec->confirmed = (int32_t) get_u32(&r);
-		rec->old_mb = (int64_t) get_u64(&r);
-		rec->new_mb = (int64_t) get_u64(&r);
-		rec->requested = (int64_t) get_u64(&r);
-		rec->timed = (int64_t) get_u64(&r);
-		rec->wal_forced = (int64_t) get_u64(&r);
-		rec->wal_bytes = get_u64(&r);
-		window_bits = get_u64(&r);
-		memcpy(&rec->window_s, &window_bits, sizeof(rec->window_s));
-		memcpy(rec->reason, r.pos, WALSIZER_REASON_LEN);
-		r.pos += WALSIZER_REASON_LEN;
-		/* before version 3 the worker ran on primaries only */
-		rec->role = version >= 3 ? (int32_t) get_u32(&r) : WALSIZER_ROLE_PRIMARY;
-
-		if (rec->action <= WALSIZER_ACTION_NONE ||
-			rec->action > WALSIZER_ACTION_LAST)
-			return fail(errbuf, errlen, "a record has an unknown action");
-		if (rec->confirmed != 0 && rec->confirmed != 1)
-			return fail(errbuf, errlen, "a record has an invalid flag");
-		if (rec->role < WALSIZER_ROLE_PRIMARY || rec->role > WALSIZER_ROLE_LAST)
-			return fail(errbuf, errlen, "a record has an unknown role");
-		if (!size_ok(rec->old_mb) || !size_ok(rec->new_mb))
-			return fail(errbuf, errlen, "a record holds an impossible size");
-		if (rec->requested < 0 || rec->timed < 0 || rec->wal_forced < 0)
-			return fail(errbuf, errlen, "a record holds a negative count");
-		if (!isfinite(rec->window_s) || rec->window_s < 0)
-			return fail(errbuf, errlen, "a record holds an invalid window");
-		if (rec->at < MIN_TIMESTAMP_US || rec->at >= END_TIMESTAMP_US)
-			return fail(errbuf, errlen, "a record's time is out of range");
-		if (memchr(rec->reason, '\0', WALSIZER_REASON_LEN) == NULL)
-			return fail(errbuf, errlen, "a record's reason is not terminated");
-		if (!text_is_valid(rec->reason))
-			return fail(errbuf, errlen, "a record's reason is not valid text");
+		error = decode_record(&r, version, &state.history[i]);
+		if (error != NULL)
+			return fail(errbuf, errlen, error);
 	}
 	state.history_count = (int32_t) count;
 	state.history_next = (int32_t) (count % WALSIZER_HISTORY_LEN);
 
-	if (version >= 4)
-		for (int action = 1; action <= STATE_ACTION_KINDS; action++)
-			state.action_totals[action] = get_u64(&r);
-	else
-	{
-		/* what the history holds: see the top of the file */
-		for (uint32_t i = 0; i < count; i++)
-			state.action_totals[state.history[i].action]++;
-	}
-	error = action_totals_error(&state);
+	error = decode_action_totals(&r, version, count, &state);
 	if (error != NULL)
 		return fail(errbuf, errlen, error);
 	*out = state;
