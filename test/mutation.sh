@@ -67,7 +67,7 @@ suite_timeout=${MUTATION_TIMEOUT:-300}
 # The files mutations may change: the pure modules only.
 pure_modules="src/policy.c src/policy_utils.c src/policy_formula.c src/policy_limits.c
 	src/policy_grow.c src/policy_shrink.c src/policy_standby.c src/recovery_bound.c
-	src/measure.c src/measure_rates.c src/state_format.c src/size_owner.c
+	src/measure.c src/measure_rates.c src/state_format.c src/reason_text.c src/size_owner.c
 	advisor/advice.c advisor/sample_trace.c"
 
 # make in a copy: test/pure.mk alone, sanitizer-free unit and sim builds.

@@ -25,7 +25,7 @@ PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/policy_utils.c \
 	$(srcdir)/src/policy_grow.c $(srcdir)/src/policy_shrink.c \
 	$(srcdir)/src/policy_standby.c $(srcdir)/src/recovery_bound.c \
 	$(srcdir)/src/measure.c $(srcdir)/src/measure_rates.c \
-	$(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c
+	$(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c $(srcdir)/src/reason_text.c
 # The advisor's pure parts: its pipeline and its trace format, which link
 # no PostgreSQL and no libpq. The rest of advisor/ is the program around
 # them: libpq (the sampling, the secrets), the command line, the output.

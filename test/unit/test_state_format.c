@@ -738,6 +738,8 @@ history_append_keeps_only_what_the_decoder_accepts(void)
 		{"plain ASCII stays", "plain ASCII stays"},
 		{"UTF-8 stays: \xc3\xb6" "ffnen \xe2\x82\xac", "UTF-8 stays: \xc3\xb6" "ffnen \xe2\x82\xac"},
 		{"line one\nline\ttwo\x1b", "line one line two "},
+		/* DEL is a control character too, in UTF-8 text as well */
+		{"rub\x7fout \xc3\xb6", "rub out \xc3\xb6"},
 		/* not UTF-8 at all: another encoding, where no byte can be kept */
 		{"Latin-1: nicht \xf6" "ffnen \xbb\xab", "Latin-1: nicht ?ffnen ??"},
 		{"mixed: \xc3\xb6 \xf6", "mixed: ?? ?"},
