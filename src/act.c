@@ -4,7 +4,7 @@
  *		Carry out one of the policy's decisions.
  *
  * A decision that changes the size is written with ALTER SYSTEM and a
- * reload (apply_setting.c), logged, and recorded in the history
+ * reload (alter_system.c), logged, and recorded in the history
  * (record.c).  Whether it may be written is size_owner.c's rule
  * (walsizer_owner_may_write); what stands in the way is handled here, and
  * never thrown: a dry run records advice instead; allow_alter_system = off
@@ -24,7 +24,7 @@
 #include "storage/lwlock.h"
 
 #include "act.h"
-#include "apply_setting.h"
+#include "alter_system.h"
 #include "config_files.h"
 #include "record.h"
 #include "recovery_time.h"
@@ -284,14 +284,14 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 		if (failing.attempts > 0 && ctx->now_us < failing.retry_at_us)
 			return WALSIZER_ACT_NOT_DONE;
 		/* its own last write is not loaded yet: wait quietly for that */
-		if (walsizer_apply_own_write_unloaded())
+		if (walsizer_alter_system_own_write_unloaded())
 			return WALSIZER_ACT_NOT_DONE;
 		/* under the lock, so that no DBA's ALTER SYSTEM slips in after it */
-		walsizer_apply_prepare(ctx->loaded, &facts.config_pending, why,
+		walsizer_alter_system_prepare(ctx->loaded, &facts.config_pending, why,
 							   sizeof(why));
 		verdict = walsizer_owner_may_write(&facts);
 		if (verdict != WALSIZER_WRITE)
-			walsizer_apply_cancel();
+			walsizer_alter_system_cancel();
 	}
 
 	switch (verdict)
@@ -322,7 +322,7 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 	walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, d->new_mb);
 	if (!walsizer_state_save())
 	{
-		walsizer_apply_cancel();
+		walsizer_alter_system_cancel();
 		walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, 0);
 		snprintf(reason, sizeof(reason),
 				 "could not save the state file before changing max_wal_size to %lld MB; not changed",
@@ -333,8 +333,8 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 		return WALSIZER_ACT_NOT_DONE;
 	}
 
-	if (walsizer_apply_write(d->new_mb, ctx->alter_count_seen, errbuf,
-							 sizeof(errbuf)) != WALSIZER_APPLY_OK)
+	if (walsizer_alter_system_write(d->new_mb, ctx->alter_count_seen, errbuf,
+							 sizeof(errbuf)) != WALSIZER_ALTER_SYSTEM_OK)
 	{
 		walsizer_record_sizes(RECORD_KEEP, RECORD_KEEP, 0);
 		snprintf(reason, sizeof(reason), "ALTER SYSTEM failed: %s", errbuf);

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * worker.c
- *		The pg_walsizer background worker: sample, measure, decide, apply,
+ *		The pg_walsizer background worker: sample, measure, decide, act,
  *		record.
  *
  * Every walsizer.sample_interval the worker reads the WAL insert position,
@@ -54,7 +54,7 @@
 #include "utils/wait_event.h"
 
 #include "act.h"
-#include "apply_setting.h"
+#include "alter_system.h"
 #include "disk_space.h"
 #include "measure.h"
 #include "monotonic_clock.h"
@@ -459,7 +459,7 @@ wsw_reload_config(void)
 	ConfigReloadPending = false;
 	walsizer_tracking_before_reload();
 	ProcessConfigFile(PGC_SIGHUP);
-	walsizer_apply_reloaded();
+	walsizer_alter_system_reloaded();
 	walsizer_act_note_reload();
 	/* a postgresql.conf edit postgresql.auto.conf shadows: the next sample */
 	walsizer_tracking_after_reload();

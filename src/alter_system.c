@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * apply_setting.c
+ * alter_system.c
  *		Write max_wal_size into postgresql.auto.conf and have the server
  *		reload it.
  *
@@ -14,10 +14,10 @@
  * disabled) is caught here and returned as text, so that the worker records
  * it and keeps running instead of exiting and being restarted in a loop.
  *
- * A change happens in two calls: walsizer_apply_prepare() takes
+ * A change happens in two calls: walsizer_alter_system_prepare() takes
  * auto_conf_lock and tells whether a configuration change awaits a reload
- * (config_files.c); walsizer_apply_write() writes under the same lock,
- * releases it and signals the reload (or walsizer_apply_cancel() releases
+ * (config_files.c); walsizer_alter_system_write() writes under the same lock,
+ * releases it and signals the reload (or walsizer_alter_system_cancel() releases
  * it).  Between the two the caller saves its intent.  See
  * auto_conf_guard.c for why the lock spans both.
  *
@@ -43,7 +43,7 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "apply_setting.h"
+#include "alter_system.h"
 #include "config_files.h"
 #include "shared_state.h"
 #include "walsizer.h"
@@ -70,7 +70,7 @@ static bool own_write_unloaded = false;
 
 /* This process reloaded the configuration. */
 void
-walsizer_apply_reloaded(void)
+walsizer_alter_system_reloaded(void)
 {
 	own_write_unloaded = false;
 }
@@ -99,11 +99,11 @@ build_statement(int64 new_mb)
 /*
  * Take auto_conf_lock and tell whether a configuration change awaits a
  * reload (*pending, and why; why is empty when that change is walsizer's
- * own).  The lock stays held, for walsizer_apply_write() or
- * walsizer_apply_cancel().
+ * own).  The lock stays held, for walsizer_alter_system_write() or
+ * walsizer_alter_system_cancel().
  */
 void
-walsizer_apply_prepare(const WalsizerConfigFiles *loaded, bool *pending,
+walsizer_alter_system_prepare(const WalsizerConfigFiles *loaded, bool *pending,
 					   char *why, size_t len)
 {
 	why[0] = '\0';
@@ -117,26 +117,26 @@ walsizer_apply_prepare(const WalsizerConfigFiles *loaded, bool *pending,
  * protect the disk (its first write may already do that).
  */
 bool
-walsizer_apply_own_write_unloaded(void)
+walsizer_alter_system_own_write_unloaded(void)
 {
 	return own_write_unloaded;
 }
 
 /* Give up a prepared change: release the lock. */
 void
-walsizer_apply_cancel(void)
+walsizer_alter_system_cancel(void)
 {
 	LWLockRelease(walsizer_shared->auto_conf_lock);
 }
 
 /*
  * Write max_wal_size = new_mb into postgresql.auto.conf, release the lock,
- * and signal the reload.  Called after walsizer_apply_prepare(), with the
+ * and signal the reload.  Called after walsizer_alter_system_prepare(), with the
  * lock held.  *alter_count is the count of the DBA's ALTER SYSTEM
  * statements the write came after (auto_conf_guard.c).
  */
-WalsizerApplyResult
-walsizer_apply_write(int64 new_mb, uint64 *alter_count, char *errbuf,
+WalsizerAlterSystemResult
+walsizer_alter_system_write(int64 new_mb, uint64 *alter_count, char *errbuf,
 					 size_t errlen)
 {
 	MemoryContext caller_context = CurrentMemoryContext;
@@ -187,7 +187,7 @@ walsizer_apply_write(int64 new_mb, uint64 *alter_count, char *errbuf,
 		LWLockRelease(walsizer_shared->auto_conf_lock);
 
 	if (!written)
-		return WALSIZER_APPLY_FAILED;
+		return WALSIZER_ALTER_SYSTEM_FAILED;
 	own_write_unloaded = true;
 
 	/* what pg_reload_conf() does */
@@ -195,7 +195,7 @@ walsizer_apply_write(int64 new_mb, uint64 *alter_count, char *errbuf,
 	{
 		snprintf(errbuf, errlen, "could not signal the postmaster to reload: %s",
 				 strerror(errno));
-		return WALSIZER_APPLY_FAILED;
+		return WALSIZER_ALTER_SYSTEM_FAILED;
 	}
-	return WALSIZER_APPLY_OK;
+	return WALSIZER_ALTER_SYSTEM_OK;
 }
