@@ -3,6 +3,8 @@
 #
 #   make mutation                          (or: test/mutation.sh [LIST])
 #   test/mutation.sh --check [LIST]        only check that the list applies
+#   test/mutation.sh --list [LIST]         the same, and print where each
+#                                          mutation applies
 #
 # Applies each mutation of test/mutations.txt, one at a time, to a fresh
 # copy of the tree (src/, the advisor's pure files, test/pure.mk,
@@ -13,15 +15,35 @@
 # behaviour.  Prints the score (killed / killed + survived) and every
 # survivor, and exits 1 when the score is below MUTATION_MIN_SCORE.
 #
-# A mutation whose original text is no longer in its file (or is there
-# more than once with no occurrence given) is an ERROR, and one that does
-# not compile is INVALID: both make the run exit 2, because the list needs
-# fixing, not the tests.  Before any mutant, the unmutated copy must pass.
+# A mutation is found by its function and its pattern, not by its place:
+# "function" names the C function (or macro) whose definition holds the
+# text, looked up in whichever of the pure modules (pure_modules below)
+# defines it now, and "from" is replaced within that function's body only.
+# So moving a function to another pure module, or reordering a file, keeps
+# the list valid.  "file", when given, is a hint: it chooses between
+# static functions of the same name in several files, and when the
+# function is no longer there the other pure modules are searched (the
+# output names the file actually used).
+#
+# A function's definition is found by PostgreSQL's layout, no C parser: a
+# line starting with "name(" (the return type on the line before), its
+# body from the next line that is exactly "{" to the next line that is
+# exactly "}"; a line ending with ";" before the "{" makes it a prototype,
+# not a definition.  A macro's definition is its "#define name" line, with
+# the lines a trailing backslash continues.
+#
+# A mutation whose function is defined in no pure module (or in several,
+# with no file to choose), or whose original text is no longer in that
+# function (or is there more than once with no occurrence given) is an
+# ERROR, and one that does not compile is INVALID: both make the run exit
+# 2, because the list needs fixing, not the tests.  Before any mutant, the
+# unmutated copy must pass.
 #
 # Adding a mutation: append a block to test/mutations.txt (its header
 # describes the fields), e.g.
 #
 #	id: P99
+#	function: policy_in_cooldown
 #	file: src/policy_utils.c
 #	what: the cooldown is one window shorter
 #	from: return c->d->state.windows_since_change < c->cooldown;
@@ -53,11 +75,11 @@ unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 script=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 top=$(dirname "$(dirname "$script")")
-check_only=
-if [ "${1:-}" = "--check" ]; then
-	check_only=1
-	shift
-fi
+check_only='' list_only=''
+case ${1:-} in
+	--check) check_only=1; shift ;;
+	--list) check_only=1 list_only=1; shift ;;
+esac
 list=${1:-$top/test/mutations.txt}
 jobs=${MUTATION_JOBS:-2}
 min_score=${MUTATION_MIN_SCORE:-90}
@@ -116,16 +138,16 @@ build_and_test() {
 	echo pass
 }
 
-# Applies mutation directory $1 (file, from, to, occurrence) to the copy
-# in the current directory; perl does the exact, literal replacement.
+# Applies mutation directory $1 (file, from, to, offset) to the copy in
+# the current directory; perl does the exact, literal replacement at the
+# offset the parser found in the snapshot, of which the copy is a copy.
 apply_mutation() {
 	perl -e '
 		my ($dir) = @ARGV;
 		sub slurp { local $/; open(my $f, "<", $_[0]) or die "$_[0]: $!\n"; my $s = <$f>; return $s; }
-		my ($file, $from, $to, $nth) = map { slurp("$dir/$_") } qw(file from to occurrence);
+		my ($file, $from, $to, $at) = map { slurp("$dir/$_") } qw(file from to offset);
 		my $text = slurp($file);
-		my $at = -1;
-		for (1 .. $nth) { $at = index($text, $from, $at + 1); die "gone\n" if $at < 0; }
+		die "gone\n" if substr($text, $at, length($from)) ne $from;
 		substr($text, $at, length($from)) = $to;
 		open(my $out, ">", $file) or die "$file: $!\n";
 		print $out $text;
@@ -149,13 +171,15 @@ if [ "${1:-}" = "--run-one" ]; then
 		result=$(build_and_test "$work/logs/$id.log")
 	fi
 	echo "$result" >"$work/results/$id"
+	# where it applied: the file it was found in, not the list's hint
+	where="$(cat "$mutant/file") $(cat "$mutant/function")"
 	case $result in
-		pass) printf '  survived  %s\n' "$id" ;;
+		pass) printf '  survived  %-5s %s\n' "$id" "$where" ;;
 		invalid | error)
-			printf '  %-8s  %s\n' "$result" "$id"
+			printf '  %-8s  %-5s %s\n' "$result" "$id" "$where"
 			grep -m 3 -E 'error|gone' "$work/logs/$id.log" | sed 's/^/            /'
 			;;
-		*) printf '  killed    %s by %s\n' "$id" "$result" ;;
+		*) printf '  killed    %-5s %s by %s\n' "$id" "$where" "$result" ;;
 	esac
 	[ -n "${MUTATION_KEEP:-}" ] || rm -rf "$copy"
 	exit 0
@@ -173,10 +197,13 @@ mkdir -p "$work/mutants" "$work/trees" "$work/results" "$work/logs"
 copy_tree "$top" "$work/snapshot" || exit 2
 
 # Parse the list into one directory per mutation, checking that each
-# applies to the snapshot: a stale mutation is an error.
+# applies to the snapshot: a stale mutation is an error.  Each function
+# (and macro) defined in a pure module is indexed first, with its file and
+# the extent of its body; a mutation then looks its function up there.
 perl -e '
-	my ($list, $out, $top, $only, @modules) = @ARGV;
+	my ($list, $out, $top, $only, $show, @modules) = @ARGV;
 	my %module = map { $_ => 1 } @modules;
+	my %known = map { $_ => 1 } qw(id function file what from to occurrence);
 	my (@blocks, $block, %seen, $errors);
 	open(my $in, "<", $list) or die "mutation: $list: $!\n";
 	while (my $line = <$in>) {
@@ -185,40 +212,105 @@ perl -e '
 		if ($line =~ /^\s*$/) { undef $block; next; }
 		my ($key, $value) = $line =~ /^(\w+): ?(.*?)\s*$/
 			or die "mutation: $list:$.: not \"key: value\": $line\n";
+		die "mutation: $list:$.: unknown key $key\n" unless $known{$key};
 		push @blocks, ($block = { line => $. }) unless $block;
 		die "mutation: $list:$.: $key given twice\n" if exists $block->{$key};
 		$block->{$key} = $value;
 	}
+
+	# name => the definitions of that name: { file, line, start, end }, the
+	# body being substr(text of file, start, end - start)
+	my (%text, %defs);
+	for my $m (@modules) {
+		open(my $src, "<", "$top/$m") or die "mutation: $m: $!\n";
+		my $text = $text{$m} = do { local $/; <$src> };
+		my @lines = split /\n/, $text, -1;
+		my ($pos, @off) = (0);
+		for (@lines) { push @off, $pos; $pos += length($_) + 1; }
+		for my $i (0 .. $#lines) {
+			if ($lines[$i] =~ /^([A-Za-z_]\w*)\(/) {
+				# a definition when a line "{" comes before any line
+				# ending with ";" (a prototype), "}" or blank
+				my ($name, $j) = ($1, $i);
+				$j++ while $j < @lines && $lines[$j] ne "{" &&
+					$lines[$j] !~ /;\s*$/ && $lines[$j] ne "}" && $lines[$j] =~ /\S/;
+				next unless $j < @lines && $lines[$j] eq "{";
+				my $k = $j + 1;
+				$k++ while $k < @lines && $lines[$k] ne "}";
+				next unless $k < @lines;
+				push @{$defs{$name}}, { file => $m, line => $i + 1,
+					start => $off[$j], end => $off[$k] + 1 };
+			} elsif ($lines[$i] =~ /^#\s*define\s+([A-Za-z_]\w*)/) {
+				my ($name, $k) = ($1, $i);
+				$k++ while $k < $#lines && $lines[$k] =~ /\\$/;
+				push @{$defs{$name}}, { file => $m, line => $i + 1,
+					start => $off[$i], end => $off[$k] + length($lines[$k]) };
+			}
+		}
+	}
+
 	sub unescape { my $s = shift; $s =~ s/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1/ge; return $s; }
 	sub error { my ($b, $msg) = @_; print "ERROR ", ($b->{id} // "line $b->{line}"), ": $msg\n"; $errors++; }
 	for my $b (@blocks) {
-		my @missing = grep { !exists $b->{$_} } qw(id file what from to);
+		my @missing = grep { !exists $b->{$_} } qw(id function what from to);
 		if (@missing) { error($b, "no " . join(", ", @missing)); next; }
 		if ($seen{$b->{id}}++) { error($b, "id used twice"); next; }
 		if ($b->{id} !~ /^[\w.-]+$/) { error($b, "id has odd characters"); next; }
-		if (!$module{$b->{file}}) { error($b, "$b->{file} is not a pure module"); next; }
+		my ($fn, $hint) = ($b->{function}, $b->{file});
+		if (defined $hint && !$module{$hint}) { error($b, "$hint is not a pure module"); next; }
 		my ($from, $to) = (unescape($b->{from}), unescape($b->{to}));
 		if ($from eq "" || $from eq $to) { error($b, "from is empty or equal to to"); next; }
-		open(my $src, "<", "$top/$b->{file}") or do { error($b, "$b->{file}: $!"); next; };
-		my $text = do { local $/; <$src> };
-		my ($count, $at) = (0, -1);
-		$count++ while ($at = index($text, $from, $at + 1)) >= 0;
+
+		# the definition: in the hinted file if it is there, else in
+		# whichever pure module has it, which must be only one
+		my @all = @{$defs{$fn} // []};
+		if (!@all) { error($b, "$fn is defined in no pure module"); next; }
+		my @here = defined $hint ? grep { $_->{file} eq $hint } @all : ();
+		my @found = @here ? @here : @all;
+		my %files = map { $_->{file} => 1 } @found;
+		if (keys %files > 1) {
+			error($b, "$fn is defined in " . join(", ", sort keys %files) .
+				(defined $hint ? " but not in $hint" : "") . ": give the file");
+			next;
+		}
+		if (@found > 1) {
+			error($b, "$fn is defined " . scalar(@found) . " times in $found[0]{file}, lines " .
+				join(", ", map { $_->{line} } @found));
+			next;
+		}
+		my $def = $found[0];
+		my $file = $def->{file};
+
+		# the occurrences of from within its body
+		my $text = $text{$file};
+		my ($at, @at) = ($def->{start} - 1);
+		while (($at = index($text, $from, $at + 1)) >= 0 &&
+			   $at + length($from) <= $def->{end}) {
+			push @at, $at;
+		}
+		my $count = @at;
 		my $nth = $b->{occurrence} // ($count == 1 ? 1 : 0);
-		if ($count == 0) { error($b, "the original text is no longer in $b->{file}: $b->{from}"); next; }
-		if ($nth !~ /^[1-9]\d*$/) { error($b, "the original text occurs $count times in $b->{file}: give an occurrence"); next; }
-		if ($nth > $count) { error($b, "occurrence $nth, but the original text occurs $count times"); next; }
+		if ($count == 0) { error($b, "the original text is no longer in $fn ($file): $b->{from}"); next; }
+		if ($nth !~ /^[1-9]\d*$/) { error($b, "the original text occurs $count times in $fn ($file): give an occurrence"); next; }
+		if ($nth > $count) { error($b, "occurrence $nth, but the original text occurs $count times in $fn ($file)"); next; }
+		$at = $at[$nth - 1];
+		if ($show) {
+			my $line = 1 + (substr($text, 0, $at) =~ tr/\n//);
+			printf "  %-5s %s:%d %s%s\n", $b->{id}, $file, $line, $fn,
+				defined $hint && $hint ne $file ? " (not in $hint, the file it names)" : "";
+		}
 		next if $only ne "" && $b->{id} !~ /$only/;
 		my $dir = "$out/$b->{id}";
 		mkdir $dir or die "mutation: $dir: $!\n";
-		for (["file", $b->{file}], ["what", $b->{what}], ["from", $from],
-			 ["to", $to], ["occurrence", $nth]) {
+		for (["file", $file], ["function", $fn], ["what", $b->{what}], ["from", $from],
+			 ["to", $to], ["offset", $at]) {
 			open(my $f, ">", "$dir/$_->[0]") or die "mutation: $dir: $!\n";
 			print $f $_->[1];
 			close($f);
 		}
 	}
 	exit($errors ? 2 : 0);
-' "$list" "$work/mutants" "$work/snapshot" "${MUTATION_ONLY:-}" $pure_modules
+' "$list" "$work/mutants" "$work/snapshot" "${MUTATION_ONLY:-}" "$list_only" $pure_modules
 parsed=$?
 if [ $parsed -ne 0 ]; then
 	echo "mutation: fix test/mutations.txt first" >&2
@@ -264,7 +356,7 @@ for mutant in $(find "$work/mutants" -mindepth 1 -maxdepth 1 | sort); do
 	case $result in
 		pass)
 			survived=$((survived + 1))
-			survivors="$survivors$(printf '  %-6s %-20s %s' "$id" "$(cat "$mutant/file")" "$(cat "$mutant/what")")
+			survivors="$survivors$(printf '  %-6s %-20s %-28s %s' "$id" "$(cat "$mutant/file")" "$(cat "$mutant/function")" "$(cat "$mutant/what")")
 "
 			;;
 		invalid | error) broken=$((broken + 1)) ;;
