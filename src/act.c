@@ -274,7 +274,8 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 	facts.enabled = walsizer_enable;
 	facts.dry_run = walsizer_dry_run;
 	facts.disk_guard = d->action == WALSIZER_ACTION_PROTECT;
-	facts.outranked = walsizer_max_wal_size_outranked();
+	facts.outranked = ctx->loaded ? ctx->loaded->outranked :
+		walsizer_max_wal_size_outranked();
 	facts.alter_system_allowed = walsizer_alter_system_allowed();
 	verdict = walsizer_owner_may_write(&facts);
 	if (!facts.outranked)

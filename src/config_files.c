@@ -130,6 +130,8 @@ walsizer_read_config_files(WalsizerConfigFiles *files)
 	caller_context = MemoryContextSwitchTo(parse_context);
 
 	memset(&found, 0, sizeof(found));
+	/* the source of a value changes only at a reload, or never (the command line) */
+	found.outranked = walsizer_max_wal_size_outranked();
 	remember_file(&found, ConfigFileName);
 	remember_file(&found, HbaFileName);
 	remember_file(&found, IdentFileName);
@@ -184,7 +186,7 @@ walsizer_max_wal_size_source(const WalsizerConfigFiles *files,
 							 const WalsizerSizeTracker *owner,
 							 char *buf, size_t len)
 {
-	if (walsizer_max_wal_size_outranked())
+	if (files->outranked)
 		strlcpy(buf, "command line", len);
 	else if (files->auto_mb == 0)
 	{

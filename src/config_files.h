@@ -30,6 +30,9 @@ typedef struct WalsizerConfigFiles
 	int64		auto_mb;		/* 0: it sets none */
 	int			auto_line;
 
+	/* max_wal_size comes from the command line, above every file */
+	bool		outranked;
+
 	/* the files the read went through, to notice an edit not yet loaded */
 	int			nfiles;
 	char		files[WALSIZER_CONFIG_FILES_MAX][MAXPGPATH];
