@@ -14,10 +14,14 @@ MODULE_big = pg_walsizer
 # PostgreSQL major in its own build-NN/ directory. srcdir is defined by
 # PGXS below; these variables are expanded only when used.
 OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/src/*.c))
-DATA = pg_walsizer--1.0.sql pg_walsizer--1.1.sql pg_walsizer--1.2.sql \
-	pg_walsizer--1.3.sql pg_walsizer--1.4.sql \
+# One install script, 1.0's, and the update chain from it: CREATE EXTENSION
+# runs 1.0 and then each update, so a new install and an updated one are
+# made by the same statements, and every released version can still be
+# installed and updated (the upgrade tests do).
+DATA = pg_walsizer--1.0.sql \
 	pg_walsizer--1.0--1.1.sql pg_walsizer--1.1--1.2.sql \
-	pg_walsizer--1.2--1.3.sql pg_walsizer--1.3--1.4.sql
+	pg_walsizer--1.2--1.3.sql pg_walsizer--1.3--1.4.sql \
+	pg_walsizer--1.4--1.5.sql
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
 PG_CPPFLAGS = -I$(srcdir)/src

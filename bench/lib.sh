@@ -13,7 +13,7 @@
 #   checkpoints.csv  t,kind,distance_kb: every "checkpoint starting" line of
 #                    the log, with the distance of its "checkpoint complete"
 #                    line (empty if it had not completed when the run ended)
-#   decisions.csv    walsizer.decisions(), for the configurations that load it
+#   decisions.csv    walsizer.decisions, for the configurations that load it
 #
 # Times are seconds since the run began (run_begin).  The report
 # (bench/report.py) derives every figure from these files.
@@ -103,7 +103,7 @@ cluster_start() {
         sql -c 'CREATE EXTENSION IF NOT EXISTS pg_walsizer'
         # the worker starts just after the server accepts connections
         for _ in $(seq 50); do
-            [[ $(sql_value 'SELECT worker_pid IS NOT NULL FROM walsizer.status()') == t ]] && break
+            [[ $(sql_value 'SELECT worker_pid IS NOT NULL FROM walsizer.status') == t ]] && break
             sleep 0.2
         done
     fi
@@ -227,13 +227,13 @@ run_end() {
         END { for (i = 1; i <= n; i++) printf "%s,%s,%s\n", t[i], kinds[i], distance_kb[i] }' \
         >>"$outdir/checkpoints.csv"
     if preloads_walsizer "$config"; then
-        meta walsizer_peak_rate_bytes_per_s "$(sql_value 'SELECT round(peak_wal_rate_bytes_per_s) FROM walsizer.status()')"
-        meta walsizer_needed_mb "$(sql_value 'SELECT needed_mb FROM walsizer.status()')"
-        meta walsizer_total_wal_forced "$(sql_value 'SELECT total_wal_forced FROM walsizer.status()')"
+        meta walsizer_peak_rate_bytes_per_s "$(sql_value 'SELECT round(peak_wal_rate_bytes_per_s) FROM walsizer.status')"
+        meta walsizer_needed_mb "$(sql_value 'SELECT needed_mb FROM walsizer.status')"
+        meta walsizer_total_wal_forced "$(sql_value 'SELECT total_wal_forced FROM walsizer.status')"
         sql -A -F, -P footer=off -c "SELECT round(extract(epoch FROM at) - $run_t0, 3) AS t,
                 action, old_mb, new_mb, requested, timed, wal_forced,
                 replace(reason, ',', ';') AS reason
-              FROM walsizer.decisions() WHERE extract(epoch FROM at) >= $run_t0" >"$outdir/decisions.csv"
+              FROM walsizer.decisions WHERE extract(epoch FROM at) >= $run_t0" >"$outdir/decisions.csv"
     fi
     # errors or warnings of the server belong in the report's notes
     tail -c +"$((run_log_offset + 1))" "$logfile" | grep -E 'WARNING|ERROR|PANIC|FATAL' | head -20 >"$outdir/server-problems.txt" || true

@@ -148,14 +148,14 @@ as_postgres pg_ctl -D "$datadir" -l "$logfile" -w restart >/dev/null
 sql -c 'CREATE EXTENSION pg_walsizer'
 # the worker starts just after the server accepts connections
 for _ in $(seq 50); do
-    [[ $(sql -At -c 'SELECT next_action IS NOT NULL FROM walsizer.status()') == t ]] && break
+    [[ $(sql -At -c 'SELECT next_action IS NOT NULL FROM walsizer.status') == t ]] && break
     sleep 0.2
 done
 grep -o 'pg_walsizer started.*' "$logfile" | sed 's/^/    log: /'
-note "What it sees before any load (walsizer.status()):"
+note "What it sees before any load (walsizer.status):"
 sql -x -c "SELECT enabled, dry_run, max_wal_size_mb, cap_mb, cap_source, floor_mb,
                   window_s, next_action, next_reason
-             FROM walsizer.status()"
+             FROM walsizer.status"
 
 forced_after_load=$(forced_checkpoints)
 burst_log_offset=$(stat -c %s "$logfile")
@@ -172,7 +172,7 @@ log_mark "burst starts"
 pgbench_burst "$DRY_RUN_SECONDS"
 note "What it would have done (dry run decisions are recorded as 'advise'):"
 sql -c "SELECT at::time(0), action, old_mb, new_mb, wal_forced, reason
-          FROM walsizer.decisions()"
+          FROM walsizer.decisions"
 
 heading "Dry run off (walsizer.dry_run = off, reload; no restart)"
 sql -o /dev/null -c 'ALTER SYSTEM SET walsizer.dry_run = off' -c 'SELECT pg_reload_conf()'
@@ -188,19 +188,19 @@ heading "max_wal_size now, as the server runs it and as written by ALTER SYSTEM"
 sql -c 'SHOW max_wal_size'
 note "postgresql.auto.conf: $(grep '^max_wal_size' "$datadir/postgresql.auto.conf" || echo '(no max_wal_size line)')"
 
-heading "What pg_walsizer changed, and why (walsizer.decisions(), advice left out)"
-sql -x -c "SELECT * FROM walsizer.decisions() WHERE action <> 'advise'"
+heading "What pg_walsizer changed, and why (walsizer.decisions, advice left out)"
+sql -x -c "SELECT * FROM walsizer.decisions WHERE action <> 'advise'"
 
-heading "What it measured (walsizer.status())"
+heading "What it measured (walsizer.status)"
 sql -x -c "SELECT max_wal_size_mb, needed_mb, cap_mb, floor_mb,
                   round((last_wal_bytes_per_s / 1048576)::numeric, 1) AS last_wal_mb_per_s,
                   round((peak_wal_rate_bytes_per_s / 1048576)::numeric, 1) AS peak_wal_mb_per_s,
                   total_timed, total_requested, total_wal_forced,
                   last_action, next_action, next_reason
-             FROM walsizer.status()"
+             FROM walsizer.status"
 
-heading "What it would do if its window ended now (walsizer.recommend())"
-sql -x -c 'SELECT * FROM walsizer.recommend()'
+heading "What it would do if its window ended now (walsizer.recommendation)"
+sql -x -c 'SELECT * FROM walsizer.recommendation'
 
 heading "Checkpoints forced by WAL volume (server log: 'checkpoint starting: wal')"
 note "during the table load, at 64MB: $forced_after_load"

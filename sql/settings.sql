@@ -57,27 +57,27 @@ $$;
 ALTER SYSTEM SET walsizer.max = '2GB';
 ALTER SYSTEM SET walsizer.sample_interval = '300ms';
 SELECT pg_reload_conf();
-SELECT pg_temp.wait_until('(SELECT cap_mb = 2048 AND sample_interval_ms = 300 FROM walsizer.status())');
+SELECT pg_temp.wait_until('(SELECT cap_mb = 2048 AND sample_interval_ms = 300 FROM walsizer.status)');
 
 -- units are accepted as for any size (the recovery-time bound, lower than
 -- a terabyte at the assumed replay rate, is lifted to see it)
 ALTER SYSTEM SET walsizer.max = '1TB';
 ALTER SYSTEM SET walsizer.max_recovery_time = 0;
 SELECT pg_reload_conf();
-SELECT pg_temp.wait_until('(SELECT cap_mb = 1048576 OR cap_source = ''disk'' FROM walsizer.status())');
+SELECT pg_temp.wait_until('(SELECT cap_mb = 1048576 OR cap_source = ''disk'' FROM walsizer.status)');
 
 -- the recovery-time bound: 10 s at a replay rate of 30 MB/s is 300 MB,
 -- 288 MB in whole 16 MB segments
 ALTER SYSTEM SET walsizer.max_recovery_time = '10s';
 ALTER SYSTEM SET walsizer.replay_rate = 30;
 SELECT pg_reload_conf();
-SELECT pg_temp.wait_until('(SELECT cap_mb = 288 AND cap_source = ''recovery_time'' AND replay_rate_source = ''setting'' AND replay_rate_bytes_per_s = 30 * 1048576 FROM walsizer.status())');
+SELECT pg_temp.wait_until('(SELECT cap_mb = 288 AND cap_source = ''recovery_time'' AND replay_rate_source = ''setting'' AND replay_rate_bytes_per_s = 30 * 1048576 FROM walsizer.status)');
 SELECT cap_mb, cap_source, estimated_recovery_s > 0 AS has_estimate
-  FROM walsizer.recommend();
+  FROM walsizer.recommendation;
 
 ALTER SYSTEM RESET walsizer.max_recovery_time;
 ALTER SYSTEM RESET walsizer.replay_rate;
 ALTER SYSTEM RESET walsizer.max;
 ALTER SYSTEM RESET walsizer.sample_interval;
 SELECT pg_reload_conf();
-SELECT pg_temp.wait_until('(SELECT sample_interval_ms = 200 FROM walsizer.status())');
+SELECT pg_temp.wait_until('(SELECT sample_interval_ms = 200 FROM walsizer.status)');

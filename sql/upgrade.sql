@@ -1,9 +1,20 @@
 --
--- Version 1.0 of the SQL objects works with this library, and ALTER
--- EXTENSION UPDATE brings it to 1.4 with the new status() and decisions()
--- columns, decision_counts() and the same privileges.
+-- Every released version of the SQL objects works with this library, and
+-- ALTER EXTENSION UPDATE brings it to 1.5.  From 1.4 on an update keeps
+-- what a DBA built on the documented objects: views and GRANTs.
 --
 DROP EXTENSION IF EXISTS pg_walsizer;
+
+-- one install script, 1.0's: a new install runs the whole update chain,
+-- so it is made by the same statements as an updated one
+SELECT version FROM pg_available_extension_versions
+ WHERE name = 'pg_walsizer' ORDER BY version;
+SELECT path FROM pg_extension_update_paths('pg_walsizer')
+ WHERE source = '1.0' AND target = '1.5';
+
+-- Version 1.0 of the SQL objects works with this library, and ALTER
+-- EXTENSION UPDATE brings it to 1.5 with the new status() and decisions()
+-- columns, decision_counts(), the views and the same privileges.
 CREATE EXTENSION pg_walsizer VERSION '1.0';
 
 SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
@@ -31,29 +42,8 @@ SELECT fpi_bytes_source IN ('measured', 'estimated') AS source_known,
 SELECT has_function_privilege('pg_monitor', 'walsizer.status()', 'EXECUTE') AS monitor_may,
        has_function_privilege('public', 'walsizer.status()', 'EXECUTE') AS public_may;
 
--- the update scripts match a fresh install, OUT columns and all (the
--- result type of either function is just "record")
-CREATE TEMP TABLE updated AS
-  SELECT pg_get_function_arguments('walsizer.status'::regproc) AS status_columns,
-         pg_get_function_arguments('walsizer.decisions'::regproc) AS decision_columns,
-         pg_get_function_arguments('walsizer.decision_counts'::regproc) AS count_columns,
-         obj_description('walsizer.decision_counts'::regproc, 'pg_proc') AS count_comment;
-DROP EXTENSION pg_walsizer;
-CREATE EXTENSION pg_walsizer;
-SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
-SELECT pg_get_function_arguments('walsizer.status'::regproc) = status_columns
-           AS status_same_as_fresh,
-       pg_get_function_arguments('walsizer.decisions'::regproc) = decision_columns
-           AS decisions_same_as_fresh,
-       decision_columns LIKE '%, OUT role text' AS decisions_end_in_role,
-       pg_get_function_arguments('walsizer.decision_counts'::regproc) = count_columns
-           AS counts_same_as_fresh,
-       obj_description('walsizer.decision_counts'::regproc, 'pg_proc') = count_comment
-           AS counts_comment_same
-  FROM updated;
-
 -- 1.1 keeps working with this library (44 status() columns, 7 of
--- recommend()), and ALTER EXTENSION UPDATE brings it to 1.4
+-- recommend()), and ALTER EXTENSION UPDATE brings it to 1.5
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.1';
 SELECT array_length(p.proallargtypes, 1) AS status_columns
@@ -73,7 +63,7 @@ SELECT has_function_privilege('pg_monitor', 'walsizer.recommend()', 'EXECUTE') A
        has_function_privilege('public', 'walsizer.recommend()', 'EXECUTE') AS public_may;
 
 -- 1.2 keeps working with this library (47 status() columns, 11 of
--- decisions()), and ALTER EXTENSION UPDATE brings it to 1.4, where 1.3
+-- decisions()), and ALTER EXTENSION UPDATE brings it to 1.5, where 1.3
 -- the role the server has and the one each decision was made on
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.2';
@@ -103,7 +93,7 @@ SELECT f AS function,
   FROM unnest(ARRAY['walsizer.status()', 'walsizer.decisions()']) AS f;
 
 -- 1.3 keeps working with this library (it has no decision_counts()), and
--- ALTER EXTENSION UPDATE brings it to 1.4, which adds decision_counts()
+-- ALTER EXTENSION UPDATE brings it to 1.5, which adds decision_counts()
 -- for monitoring roles only
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.3';
@@ -121,3 +111,68 @@ SELECT count(*) AS actions, count(DISTINCT action) AS distinct_actions,
   FROM walsizer.decision_counts();
 SELECT has_function_privilege('pg_monitor', 'walsizer.decision_counts()', 'EXECUTE') AS monitor_may,
        has_function_privilege('public', 'walsizer.decision_counts()', 'EXECUTE') AS public_may;
+
+-- A DBA's view on status() of 1.0 stops the update: the update to 1.1
+-- drops status() to add columns (the released scripts stay as they were
+-- released).  The update fails, says why, and changes nothing.
+DROP EXTENSION pg_walsizer;
+CREATE EXTENSION pg_walsizer VERSION '1.0';
+CREATE VIEW public.dba_status_1_0 AS SELECT max_wal_size_mb FROM walsizer.status();
+ALTER EXTENSION pg_walsizer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT max_wal_size_mb > 0 AS still_reads FROM public.dba_status_1_0;
+DROP VIEW public.dba_status_1_0;
+
+-- From 1.4, the released version, an update keeps a DBA's view and GRANT
+-- on each documented object
+CREATE ROLE walsizer_reporter;
+DROP EXTENSION pg_walsizer;
+CREATE EXTENSION pg_walsizer VERSION '1.4';
+CREATE VIEW public.dba_status AS
+  SELECT max_wal_size_mb, next_action, role FROM walsizer.status();
+CREATE VIEW public.dba_decisions AS SELECT at, action, role FROM walsizer.decisions();
+CREATE VIEW public.dba_decision_counts AS
+  SELECT action, total FROM walsizer.decision_counts();
+CREATE VIEW public.dba_recommend AS
+  SELECT action, recommended_mb FROM walsizer.recommend();
+GRANT EXECUTE ON FUNCTION walsizer.status(), walsizer.decisions(),
+    walsizer.decision_counts(), walsizer.recommend(), walsizer.check_now()
+    TO walsizer_reporter;
+ALTER EXTENSION pg_walsizer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT max_wal_size_mb > 0 AS reads, role FROM public.dba_status;
+SELECT count(*) >= 0 AS reads FROM public.dba_decisions;
+SELECT count(*) AS actions FROM public.dba_decision_counts;
+SELECT recommended_mb > 0 AS reads FROM public.dba_recommend;
+SELECT f AS function,
+       has_function_privilege('walsizer_reporter', f, 'EXECUTE') AS reporter_may
+  FROM unnest(ARRAY['walsizer.status()', 'walsizer.decisions()',
+                    'walsizer.decision_counts()', 'walsizer.recommend()',
+                    'walsizer.check_now()']) AS f;
+-- the views of 1.5 read the same as the functions of 1.4
+SELECT (SELECT max_wal_size_mb FROM walsizer.status)
+       = (SELECT max_wal_size_mb FROM public.dba_status) AS same_size;
+
+-- From 1.5 on a version adds a column as below: the view's function is
+-- pointed at the new version's entry point and the column is appended to
+-- the view.  A DBA's view and GRANT on the view survive it.
+CREATE VIEW public.dba_counts_1_5 AS SELECT action, total FROM walsizer.decision_counts;
+GRANT SELECT ON walsizer.decision_counts TO walsizer_reporter;
+CREATE OR REPLACE FUNCTION walsizer.read_decision_counts()
+RETURNS SETOF record
+AS '$libdir/pg_walsizer', 'walsizer_decision_counts_1_5'
+LANGUAGE C STRICT VOLATILE PARALLEL SAFE;
+CREATE OR REPLACE VIEW walsizer.decision_counts AS
+  SELECT r.*, r.total > 0 AS ever_taken
+    FROM walsizer.read_decision_counts() AS r(action text, total bigint);
+SELECT count(*) AS actions FROM public.dba_counts_1_5;
+SELECT array_agg(attname ORDER BY attnum) AS columns
+  FROM pg_attribute WHERE attrelid = 'walsizer.decision_counts'::regclass AND attnum > 0;
+SELECT has_table_privilege('walsizer_reporter', 'walsizer.decision_counts', 'SELECT')
+           AS reporter_may;
+
+DROP VIEW public.dba_status, public.dba_decisions, public.dba_decision_counts,
+    public.dba_recommend, public.dba_counts_1_5;
+DROP EXTENSION pg_walsizer;
+DROP ROLE walsizer_reporter;
+CREATE EXTENSION pg_walsizer;

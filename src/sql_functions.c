@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * sql_functions.c
- *		The SQL interface: walsizer.status(), walsizer.decisions(),
- *		walsizer.decision_counts(), walsizer.recommend() and
- *		walsizer.check_now().
+ *		The SQL interface: the rows of the views walsizer.status,
+ *		walsizer.decisions, walsizer.decision_counts and
+ *		walsizer.recommendation (and of the functions of 1.4 and before
+ *		they replace), and walsizer.check_now().
  *
  * Each function copies what it needs out of shared memory under the lock
  * and builds its result afterwards, so a reader never holds the lock while
@@ -18,7 +19,9 @@
 #include "access/htup_details.h"
 #include "access/xlog.h"
 #include "postmaster/bgwriter.h"
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/regproc.h"
 #include "utils/tuplestore.h"
 #include "utils/timestamp.h"
 
@@ -29,80 +32,153 @@
 #include "state_format.h"
 #include "walsizer.h"
 
-PG_FUNCTION_INFO_V1(walsizer_status);
-PG_FUNCTION_INFO_V1(walsizer_decisions);
-PG_FUNCTION_INFO_V1(walsizer_decision_counts);
-PG_FUNCTION_INFO_V1(walsizer_recommend);
+/*
+ * The C entry points.  Up to 1.4 each SQL function had OUT columns and one
+ * entry point served every version, telling them apart by the number of
+ * columns; they stay for the SQL objects of those versions.  From 1.5 on
+ * an entry point is named for the version whose columns it returns (as
+ * pg_stat_statements names pg_stat_statements_1_11), behind a function
+ * returning "record" whose columns the view gives: a new column is a new
+ * entry point and an appended view column, never a dropped function.
+ */
+PG_FUNCTION_INFO_V1(walsizer_status);	/* status(), 1.0 to 1.4 */
+PG_FUNCTION_INFO_V1(walsizer_decisions);	/* decisions(), 1.0 to 1.4 */
+PG_FUNCTION_INFO_V1(walsizer_decision_counts);	/* decision_counts(), 1.4 */
+PG_FUNCTION_INFO_V1(walsizer_recommend);	/* recommend(), 1.0 to 1.4 */
+PG_FUNCTION_INFO_V1(walsizer_status_1_5);	/* the view status */
+PG_FUNCTION_INFO_V1(walsizer_decisions_1_5);	/* the view decisions */
+PG_FUNCTION_INFO_V1(walsizer_decision_counts_1_5);	/* the view decision_counts */
+PG_FUNCTION_INFO_V1(walsizer_recommend_1_5);	/* the view recommendation */
 PG_FUNCTION_INFO_V1(walsizer_check_now);
 
 /*
- * status() has 38 columns in version 1.0 of the SQL objects, 44 in 1.1, 47
- * in 1.2, 50 in 1.3
+ * The number of columns of each row in each version.  Columns are only
+ * ever appended, so an older version's row is the start of a newer one.
  */
 #define STATUS_COLUMNS_V1_0 38
 #define STATUS_COLUMNS_V1_1 44
 #define STATUS_COLUMNS_V1_2 47
-#define STATUS_COLUMNS 50
-/* decisions() has 11 columns in 1.0 to 1.2, 12 in 1.3 */
-#define DECISION_COLUMNS_V1_2 11
-#define DECISION_COLUMNS 12
-/* decision_counts(), from 1.4 on, has 2 */
-#define DECISION_COUNT_COLUMNS 2
-/* recommend() has 7 columns in 1.0 and 1.1, 9 from 1.2 on */
-#define RECOMMEND_COLUMNS_V1_1 7
-#define RECOMMEND_COLUMNS 9
+#define STATUS_COLUMNS_V1_3 50	/* 1.4 and 1.5 too */
+#define STATUS_COLUMNS_V1_5 STATUS_COLUMNS_V1_3
+#define STATUS_COLUMNS_MAX STATUS_COLUMNS_V1_5
+#define DECISION_COLUMNS_V1_0 11	/* 1.1 and 1.2 too */
+#define DECISION_COLUMNS_V1_3 12	/* 1.4 and 1.5 too */
+#define DECISION_COLUMNS_V1_5 DECISION_COLUMNS_V1_3
+#define DECISION_COLUMNS_MAX DECISION_COLUMNS_V1_5
+#define DECISION_COUNT_COLUMNS_V1_4 2	/* 1.5 too */
+#define DECISION_COUNT_COLUMNS_V1_5 DECISION_COUNT_COLUMNS_V1_4
+#define DECISION_COUNT_COLUMNS_MAX DECISION_COUNT_COLUMNS_V1_5
+#define RECOMMEND_COLUMNS_V1_0 7	/* 1.1 too */
+#define RECOMMEND_COLUMNS_V1_2 9	/* 1.3 to 1.5 too */
+#define RECOMMEND_COLUMNS_V1_5 RECOMMEND_COLUMNS_V1_2
+#define RECOMMEND_COLUMNS_MAX RECOMMEND_COLUMNS_V1_5
 
 /*
- * The column counts each function's row may have, this version's first:
- * the SQL objects of an older version, before ALTER EXTENSION UPDATE, get
- * the columns they know.
+ * The column counts the entry points of 1.0 to 1.4 accept, the newest
+ * first: the SQL objects of an older version, before ALTER EXTENSION
+ * UPDATE, get the columns they know.
  */
-static const int status_columns[] = {
-	STATUS_COLUMNS, STATUS_COLUMNS_V1_2, STATUS_COLUMNS_V1_1, STATUS_COLUMNS_V1_0
+static const int status_columns_to_1_4[] = {
+	STATUS_COLUMNS_V1_3, STATUS_COLUMNS_V1_2, STATUS_COLUMNS_V1_1, STATUS_COLUMNS_V1_0
 };
-static const int decision_columns[] = {DECISION_COLUMNS, DECISION_COLUMNS_V1_2};
-static const int decision_count_columns[] = {DECISION_COUNT_COLUMNS};
-static const int recommend_columns[] = {RECOMMEND_COLUMNS, RECOMMEND_COLUMNS_V1_1};
+static const int decision_columns_to_1_4[] = {DECISION_COLUMNS_V1_3, DECISION_COLUMNS_V1_0};
+static const int decision_count_columns_1_4[] = {DECISION_COUNT_COLUMNS_V1_4};
+static const int recommend_columns_to_1_4[] = {RECOMMEND_COLUMNS_V1_2, RECOMMEND_COLUMNS_V1_0};
 
-/* Builds a row column by column, so the order lives in one place. */
+/*
+ * What to do about a column count the library does not know: for a
+ * function of 1.0 to 1.4, whose OUT columns are its version's, bring the
+ * SQL objects to the library's version; a function of 1.5 on gets its
+ * columns from the caller, and its views give the right ones.
+ */
+#define HINT_UPDATE "Run ALTER EXTENSION pg_walsizer UPDATE so the SQL objects match the library."
+#define HINT_VIEWS "Query the views in the schema walsizer, whose columns match the library."
+
+/*
+ * Builds a row column by column, so the order lives in one place.  Each
+ * column is put with its type, which must be the caller's: the functions
+ * of 1.5 on return "record" and take their columns from the caller's
+ * column definition list, which anyone may write.
+ */
 typedef struct RowBuilder
 {
 	Datum	   *values;
 	bool	   *nulls;
 	int			next;
-	int			ncolumns;
+	TupleDesc	tupdesc;
+	Oid			function;		/* for messages */
 } RowBuilder;
 
 static void
-put(RowBuilder *row, Datum value)
+check_column_type(const RowBuilder *row, Oid type)
 {
-	Assert(row->next < row->ncolumns);
+	Form_pg_attribute column;
+
+	Assert(row->next < row->tupdesc->natts);
+	column = TupleDescAttr(row->tupdesc, row->next);
+	if (column->atttypid != type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column %d of the result of %s has type %s, the pg_walsizer library returns %s",
+						row->next + 1, format_procedure(row->function),
+						format_type_be(column->atttypid), format_type_be(type)),
+				 errhint(HINT_VIEWS)));
+}
+
+static void
+put(RowBuilder *row, Oid type, Datum value)
+{
+	check_column_type(row, type);
 	row->values[row->next] = value;
 	row->nulls[row->next] = false;
 	row->next++;
 }
 
 static void
-put_null(RowBuilder *row)
+put_null(RowBuilder *row, Oid type)
 {
-	Assert(row->next < row->ncolumns);
+	check_column_type(row, type);
 	row->nulls[row->next] = true;
 	row->next++;
+}
+
+static void
+put_bool(RowBuilder *row, bool value)
+{
+	put(row, BOOLOID, BoolGetDatum(value));
+}
+
+static void
+put_int32(RowBuilder *row, int32 value)
+{
+	put(row, INT4OID, Int32GetDatum(value));
+}
+
+static void
+put_int64(RowBuilder *row, int64 value)
+{
+	put(row, INT8OID, Int64GetDatum(value));
+}
+
+static void
+put_float8(RowBuilder *row, double value)
+{
+	put(row, FLOAT8OID, Float8GetDatum(value));
 }
 
 static void
 put_timestamp(RowBuilder *row, TimestampTz value)
 {
 	if (value == 0)
-		put_null(row);
+		put_null(row, TIMESTAMPTZOID);
 	else
-		put(row, TimestampTzGetDatum(value));
+		put(row, TIMESTAMPTZOID, TimestampTzGetDatum(value));
 }
 
 static void
 put_text(RowBuilder *row, const char *value)
 {
-	put(row, CStringGetTextDatum(value));
+	put(row, TEXTOID, CStringGetTextDatum(value));
 }
 
 /* A share of two counts, NULL when there is nothing to divide. */
@@ -110,40 +186,38 @@ static void
 put_ratio(RowBuilder *row, double part, double whole)
 {
 	if (whole <= 0)
-		put_null(row);
+		put_null(row, FLOAT8OID);
 	else
-		put(row, Float8GetDatum(part / whole));
+		put_float8(row, part / whole);
 }
 
 /*
- * Refuse a row type with a column count not among accepted_columns (of
- * which there are accepted_count, this version's first).
+ * The caller's row type, blessed, refused unless its column count is among
+ * accepted_columns (of which there are accepted_count, the newest first),
+ * with count_hint.  The column types are checked as the row is built
+ * (put()).
  */
-static void
-check_column_count(TupleDesc tupdesc, const int *accepted_columns,
-				   int accepted_count)
-{
-	for (int i = 0; i < accepted_count; i++)
-		if (tupdesc->natts == accepted_columns[i])
-			return;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-			 errmsg("function returns %d columns, the pg_walsizer library expects %d",
-					tupdesc->natts, accepted_columns[0]),
-			 errhint("Run ALTER EXTENSION pg_walsizer UPDATE so the SQL objects match the library.")));
-}
-
-/* The caller's row type, blessed, with one of the accepted column counts. */
 static TupleDesc
-result_tupdesc(FunctionCallInfo fcinfo, const int *accepted_columns,
-			   int accepted_count)
+caller_row_type(FunctionCallInfo fcinfo, const int *accepted_columns,
+				int accepted_count, const char *count_hint)
 {
 	TupleDesc	tupdesc;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	check_column_count(tupdesc, accepted_columns, accepted_count);
-	return BlessTupleDesc(tupdesc);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s must be called with a column definition list",
+						format_procedure(fcinfo->flinfo->fn_oid)),
+				 errhint("Query the views in the schema walsizer, which give the columns.")));
+	for (int i = 0; i < accepted_count; i++)
+		if (tupdesc->natts == accepted_columns[i])
+			return BlessTupleDesc(tupdesc);
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+			 errmsg("function returns %d columns, the pg_walsizer library expects %d",
+					tupdesc->natts, accepted_columns[0]),
+			 errhint("%s", count_hint)));
+	return NULL;				/* keep the compiler quiet */
 }
 
 /*
@@ -158,29 +232,29 @@ put_status_settings(RowBuilder *row, const WalsizerStatus *st, pid_t worker_pid)
 	/* the worker's view, like max_wal_size below: it is what acts */
 	if (st->last_sample_at != 0)
 	{
-		put(row, BoolGetDatum(st->enabled));
-		put(row, BoolGetDatum(st->dry_run));
+		put_bool(row, st->enabled);
+		put_bool(row, st->dry_run);
 	}
 	else
 	{
-		put(row, BoolGetDatum(walsizer_enable));
-		put(row, BoolGetDatum(walsizer_dry_run));
+		put_bool(row, walsizer_enable);
+		put_bool(row, walsizer_dry_run);
 	}
 	if (worker_pid != 0)
-		put(row, Int32GetDatum(worker_pid));
+		put_int32(row, worker_pid);
 	else
-		put_null(row);
+		put_null(row, INT4OID);
 	/* the worker's view: this backend may not have reloaded yet */
 	if (st->last_sample_at != 0)
-		put(row, Int64GetDatum(st->plan.old_mb));
+		put_int64(row, st->plan.old_mb);
 	else
-		put(row, Int64GetDatum(max_wal_size_mb));
-	put(row, Int64GetDatum(st->plan.cap_mb));
+		put_int64(row, max_wal_size_mb);
+	put_int64(row, st->plan.cap_mb);
 	put_text(row, walsizer_cap_source_name(st->plan.cap_source));
-	put(row, Int64GetDatum(st->plan.floor_mb));
-	put(row, Int64GetDatum(st->plan.needed_mb));
-	put(row, Float8GetDatum(st->window_s));
-	put(row, Int32GetDatum(st->sample_interval_ms));
+	put_int64(row, st->plan.floor_mb);
+	put_int64(row, st->plan.needed_mb);
+	put_float8(row, st->window_s);
+	put_int32(row, st->sample_interval_ms);
 	put_timestamp(row, st->last_check_at);
 	put_timestamp(row, st->next_check_at);
 }
@@ -189,47 +263,47 @@ put_status_settings(RowBuilder *row, const WalsizerStatus *st, pid_t worker_pid)
 static void
 put_status_last_window(RowBuilder *row, const WalsizerStatus *st)
 {
-	put(row, Int64GetDatum(st->last_timed));
-	put(row, Int64GetDatum(st->last_requested));
-	put(row, Int64GetDatum(st->last_wal_forced));
+	put_int64(row, st->last_timed);
+	put_int64(row, st->last_requested);
+	put_int64(row, st->last_wal_forced);
 	put_ratio(row, st->last_requested, st->last_timed + st->last_requested);
-	put(row, Int64GetDatum((int64) st->last_wal_bytes));
+	put_int64(row, (int64) st->last_wal_bytes);
 	put_ratio(row, st->last_wal_bytes, st->last_window_s);
-	put(row, Int64GetDatum(st->last_fpi));
+	put_int64(row, st->last_fpi);
 	/* share of WAL volume that full-page images take, at most one page each */
 	if (st->last_wal_bytes > 0)
-		put(row, Float8GetDatum(Min(1.0, (double) st->last_fpi * BLCKSZ /
+		put_float8(row, (Min(1.0, (double) st->last_fpi * BLCKSZ /
 									(double) st->last_wal_bytes)));
 	else
-		put_null(row);
+		put_null(row, FLOAT8OID);
 }
 
 /* Since the worker started. */
 static void
 put_status_totals(RowBuilder *row, const WalsizerStatus *st)
 {
-	put(row, Int64GetDatum(st->total_timed));
-	put(row, Int64GetDatum(st->total_requested));
-	put(row, Int64GetDatum(st->total_wal_forced));
+	put_int64(row, st->total_timed);
+	put_int64(row, st->total_requested);
+	put_int64(row, st->total_wal_forced);
 	put_ratio(row, st->total_requested, st->total_timed + st->total_requested);
-	put(row, Int64GetDatum((int64) st->total_wal_bytes));
+	put_int64(row, (int64) st->total_wal_bytes);
 }
 
 /* The latest sample. */
 static void
 put_status_latest_sample(RowBuilder *row, const WalsizerStatus *st)
 {
-	put(row, Float8GetDatum(st->recent_rate));
-	put(row, Float8GetDatum(st->peak_rate));
-	put(row, Int64GetDatum((int64) st->wal_since_redo_bytes));
-	put(row, Int64GetDatum((int64) st->plan.trigger_bytes));
-	put(row, Int64GetDatum((int64) st->plan.projected_bytes));
+	put_float8(row, st->recent_rate);
+	put_float8(row, st->peak_rate);
+	put_int64(row, (int64) st->wal_since_redo_bytes);
+	put_int64(row, (int64) st->plan.trigger_bytes);
+	put_int64(row, (int64) st->plan.projected_bytes);
 	put_ratio(row, st->plan.projected_bytes, st->plan.trigger_bytes);
-	put(row, BoolGetDatum(st->blocked));
+	put_bool(row, st->blocked);
 	if (st->pending_mb != 0)
-		put(row, Int64GetDatum(st->pending_mb));
+		put_int64(row, st->pending_mb);
 	else
-		put_null(row);
+		put_null(row, INT8OID);
 }
 
 /*
@@ -240,7 +314,7 @@ static void
 put_status_decisions(RowBuilder *row, const WalsizerStatus *st,
 					 uint64 decisions_total, const WalsizerRecord *latest)
 {
-	put(row, Int64GetDatum((int64) decisions_total));
+	put_int64(row, (int64) decisions_total);
 	if (latest != NULL)
 	{
 		put_text(row, walsizer_action_name(latest->action));
@@ -248,8 +322,8 @@ put_status_decisions(RowBuilder *row, const WalsizerStatus *st,
 	}
 	else
 	{
-		put_null(row);
-		put_null(row);
+		put_null(row, TEXTOID);
+		put_null(row, TEXTOID);
 	}
 	if (st->last_sample_at != 0)
 	{
@@ -258,8 +332,8 @@ put_status_decisions(RowBuilder *row, const WalsizerStatus *st,
 	}
 	else
 	{
-		put_null(row);
-		put_null(row);
+		put_null(row, TEXTOID);
+		put_null(row, TEXTOID);
 	}
 }
 
@@ -269,20 +343,20 @@ put_status_last_cycle(RowBuilder *row, const WalsizerStatus *st)
 {
 	if (st->last_cycle_s > 0)
 	{
-		put(row, Float8GetDatum(st->last_cycle_s));
-		put(row, Int64GetDatum((int64) st->last_cycle_bytes));
-		put(row, Int64GetDatum((int64) st->last_cycle_fpi_bytes));
-		put(row, BoolGetDatum(st->last_cycle_timed));
+		put_float8(row, st->last_cycle_s);
+		put_int64(row, (int64) st->last_cycle_bytes);
+		put_int64(row, (int64) st->last_cycle_fpi_bytes);
+		put_bool(row, st->last_cycle_timed);
 	}
 	else
 	{
-		put_null(row);
-		put_null(row);
-		put_null(row);
-		put_null(row);
+		put_null(row, FLOAT8OID);
+		put_null(row, INT8OID);
+		put_null(row, INT8OID);
+		put_null(row, BOOLOID);
 	}
 	put_text(row, st->fpi_bytes_measured ? "measured" : "estimated");
-	put(row, Float8GetDatum(st->record_rate));
+	put_float8(row, st->record_rate);
 }
 
 /* 1.2: a crash recovery now, at its worst */
@@ -291,15 +365,15 @@ put_status_recovery(RowBuilder *row, const WalsizerStatus *st)
 {
 	if (st->last_sample_at != 0)
 	{
-		put(row, Float8GetDatum(st->estimated_recovery_s));
-		put(row, Float8GetDatum(st->replay_rate));
+		put_float8(row, st->estimated_recovery_s);
+		put_float8(row, st->replay_rate);
 		put_text(row, walsizer_replay_rate_source_name(st->replay_rate_source));
 	}
 	else
 	{
-		put_null(row);
-		put_null(row);
-		put_null(row);
+		put_null(row, FLOAT8OID);
+		put_null(row, FLOAT8OID);
+		put_null(row, TEXTOID);
 	}
 }
 
@@ -319,20 +393,25 @@ put_status_role_and_source(RowBuilder *row, const WalsizerStatus *st)
 	if (st->max_wal_size_source[0] != '\0')
 		put_text(row, st->max_wal_size_source);
 	else
-		put_null(row);
+		put_null(row, TEXTOID);
 	if (st->shadowed_mb != 0)
-		put(row, Int64GetDatum(st->shadowed_mb));
+		put_int64(row, st->shadowed_mb);
 	else
-		put_null(row);
+		put_null(row, INT8OID);
 }
 
-Datum
-walsizer_status(PG_FUNCTION_ARGS)
+/*
+ * status()'s row, with as many columns as the caller's row type has (one
+ * of the counts accepted_columns lists).
+ */
+static Datum
+status_row(FunctionCallInfo fcinfo, const int *accepted_columns,
+		   int accepted_count, const char *count_hint)
 {
 	TupleDesc	tupdesc;
-	Datum		values[STATUS_COLUMNS];
-	bool		nulls[STATUS_COLUMNS];
-	RowBuilder	row = {values, nulls, 0, STATUS_COLUMNS};
+	Datum		values[STATUS_COLUMNS_MAX];
+	bool		nulls[STATUS_COLUMNS_MAX];
+	RowBuilder	row = {values, nulls, 0, NULL, fcinfo->flinfo->fn_oid};
 	WalsizerStatus st;
 	pid_t		worker_pid;
 	uint64		decisions_total;
@@ -340,7 +419,8 @@ walsizer_status(PG_FUNCTION_ARGS)
 	bool		has_latest;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, status_columns, lengthof(status_columns));
+	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
+	row.tupdesc = tupdesc;
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	st = walsizer_shared->status;
@@ -358,7 +438,6 @@ walsizer_status(PG_FUNCTION_ARGS)
 	put_status_decisions(&row, &st, decisions_total,
 						 has_latest ? &latest : NULL);
 	Assert(row.next == STATUS_COLUMNS_V1_0);
-
 	if (tupdesc->natts >= STATUS_COLUMNS_V1_1)
 	{
 		put_status_last_cycle(&row, &st);
@@ -369,25 +448,43 @@ walsizer_status(PG_FUNCTION_ARGS)
 		put_status_recovery(&row, &st);
 		Assert(row.next == STATUS_COLUMNS_V1_2);
 	}
-	if (tupdesc->natts == STATUS_COLUMNS)
+	if (tupdesc->natts >= STATUS_COLUMNS_V1_3)
 	{
 		put_status_role_and_source(&row, &st);
-		Assert(row.next == STATUS_COLUMNS);
+		Assert(row.next == STATUS_COLUMNS_V1_3);
 	}
+	Assert(row.next == tupdesc->natts);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 Datum
-walsizer_decisions(PG_FUNCTION_ARGS)
+walsizer_status(PG_FUNCTION_ARGS)
+{
+	return status_row(fcinfo, status_columns_to_1_4,
+					  lengthof(status_columns_to_1_4), HINT_UPDATE);
+}
+
+Datum
+walsizer_status_1_5(PG_FUNCTION_ARGS)
+{
+	static const int columns[] = {STATUS_COLUMNS_V1_5};
+
+	return status_row(fcinfo, columns, lengthof(columns), HINT_VIEWS);
+}
+
+/* decisions()'s rows, with as many columns as the caller's row type has. */
+static Datum
+decision_rows(FunctionCallInfo fcinfo, const int *accepted_columns,
+			  int accepted_count, const char *count_hint)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TupleDesc	tupdesc;
 	WalsizerPersistent *copy;
 
 	walsizer_require_shared();
+	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
 	walsizer_init_materialized_srf(fcinfo);
-	check_column_count(rsinfo->setDesc, decision_columns,
-					   lengthof(decision_columns));
 
 	copy = palloc(sizeof(WalsizerPersistent));
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
@@ -397,36 +494,52 @@ walsizer_decisions(PG_FUNCTION_ARGS)
 	for (int i = 0; i < copy->history_count; i++)
 	{
 		const WalsizerRecord *rec = walsizer_history_at(copy, i);
-		Datum		values[DECISION_COLUMNS];
-		bool		nulls[DECISION_COLUMNS];
-		RowBuilder	row = {values, nulls, 0, DECISION_COLUMNS};
+		Datum		values[DECISION_COLUMNS_MAX];
+		bool		nulls[DECISION_COLUMNS_MAX];
+		RowBuilder	row = {values, nulls, 0, tupdesc, fcinfo->flinfo->fn_oid};
 
-		put(&row, TimestampTzGetDatum(rec->at));
+		put_timestamp(&row, rec->at);
 		put_text(&row, walsizer_action_name(rec->action));
-		put(&row, Int64GetDatum(rec->old_mb));
-		put(&row, Int64GetDatum(rec->new_mb));
-		put(&row, Int64GetDatum(rec->requested));
-		put(&row, Int64GetDatum(rec->timed));
-		put(&row, Int64GetDatum(rec->wal_forced));
-		put(&row, Int64GetDatum((int64) rec->wal_bytes));
-		put(&row, Float8GetDatum(rec->window_s));
+		put_int64(&row, rec->old_mb);
+		put_int64(&row, rec->new_mb);
+		put_int64(&row, rec->requested);
+		put_int64(&row, rec->timed);
+		put_int64(&row, rec->wal_forced);
+		put_int64(&row, (int64) rec->wal_bytes);
+		put_float8(&row, rec->window_s);
 		if (walsizer_changes_size(rec->action))
-			put(&row, BoolGetDatum(rec->confirmed != 0));
+			put_bool(&row, rec->confirmed != 0);
 		else
-			put_null(&row);
+			put_null(&row, BOOLOID);
 		put_text(&row, rec->reason);
-		Assert(row.next == DECISION_COLUMNS_V1_2);
+		Assert(row.next == DECISION_COLUMNS_V1_0);
 		/* 1.3: the role of the server the decision was made on */
-		if (rsinfo->setDesc->natts == DECISION_COLUMNS)
+		if (tupdesc->natts >= DECISION_COLUMNS_V1_3)
 		{
 			put_text(&row, walsizer_role_name(rec->role));
-			Assert(row.next == DECISION_COLUMNS);
+			Assert(row.next == DECISION_COLUMNS_V1_3);
 		}
+		Assert(row.next == tupdesc->natts);
 
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(copy);
 	return (Datum) 0;
+}
+
+Datum
+walsizer_decisions(PG_FUNCTION_ARGS)
+{
+	return decision_rows(fcinfo, decision_columns_to_1_4,
+						 lengthof(decision_columns_to_1_4), HINT_UPDATE);
+}
+
+Datum
+walsizer_decisions_1_5(PG_FUNCTION_ARGS)
+{
+	static const int columns[] = {DECISION_COLUMNS_V1_5};
+
+	return decision_rows(fcinfo, columns, lengthof(columns), HINT_VIEWS);
 }
 
 /*
@@ -436,16 +549,17 @@ walsizer_decisions(PG_FUNCTION_ARGS)
  * it keeps the last WALSIZER_HISTORY_LEN decisions only, and its count of
  * an action falls as older ones are overwritten.
  */
-Datum
-walsizer_decision_counts(PG_FUNCTION_ARGS)
+static Datum
+decision_count_rows(FunctionCallInfo fcinfo, const int *accepted_columns,
+					int accepted_count, const char *count_hint)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TupleDesc	tupdesc;
 	uint64		totals[WALSIZER_ACTION_LAST + 1];
 
 	walsizer_require_shared();
+	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
 	walsizer_init_materialized_srf(fcinfo);
-	check_column_count(rsinfo->setDesc, decision_count_columns,
-					   lengthof(decision_count_columns));
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	memcpy(totals, walsizer_shared->persistent.action_totals, sizeof(totals));
@@ -454,33 +568,50 @@ walsizer_decision_counts(PG_FUNCTION_ARGS)
 	for (int action = WALSIZER_ACTION_NONE + 1; action <= WALSIZER_ACTION_LAST;
 		 action++)
 	{
-		Datum		values[DECISION_COUNT_COLUMNS];
-		bool		nulls[DECISION_COUNT_COLUMNS];
-		RowBuilder	row = {values, nulls, 0, DECISION_COUNT_COLUMNS};
+		Datum		values[DECISION_COUNT_COLUMNS_MAX];
+		bool		nulls[DECISION_COUNT_COLUMNS_MAX];
+		RowBuilder	row = {values, nulls, 0, tupdesc, fcinfo->flinfo->fn_oid};
 
 		put_text(&row, walsizer_action_name((WalsizerAction) action));
-		put(&row, Int64GetDatum((int64) totals[action]));
-		Assert(row.next == DECISION_COUNT_COLUMNS);
+		put_int64(&row, (int64) totals[action]);
+		Assert(row.next == tupdesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
 }
 
 Datum
-walsizer_recommend(PG_FUNCTION_ARGS)
+walsizer_decision_counts(PG_FUNCTION_ARGS)
+{
+	return decision_count_rows(fcinfo, decision_count_columns_1_4,
+							   lengthof(decision_count_columns_1_4), HINT_UPDATE);
+}
+
+Datum
+walsizer_decision_counts_1_5(PG_FUNCTION_ARGS)
+{
+	static const int columns[] = {DECISION_COUNT_COLUMNS_V1_5};
+
+	return decision_count_rows(fcinfo, columns, lengthof(columns), HINT_VIEWS);
+}
+
+/* recommend()'s row, with as many columns as the caller's row type has. */
+static Datum
+recommendation_row(FunctionCallInfo fcinfo, const int *accepted_columns,
+				   int accepted_count, const char *count_hint)
 {
 	TupleDesc	tupdesc;
-	Datum		values[RECOMMEND_COLUMNS];
-	bool		nulls[RECOMMEND_COLUMNS];
-	RowBuilder	row = {values, nulls, 0, RECOMMEND_COLUMNS};
+	Datum		values[RECOMMEND_COLUMNS_MAX];
+	bool		nulls[RECOMMEND_COLUMNS_MAX];
+	RowBuilder	row = {values, nulls, 0, NULL, fcinfo->flinfo->fn_oid};
 	WalsizerDecision plan;
 	TimestampTz last_sample_at;
 	uint64		cycle_bytes;
 	double		replay_rate;
 
 	walsizer_require_shared();
-	tupdesc = result_tupdesc(fcinfo, recommend_columns,
-							 lengthof(recommend_columns));
+	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
+	row.tupdesc = tupdesc;
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	plan = walsizer_shared->status.plan;
@@ -496,27 +627,43 @@ walsizer_recommend(PG_FUNCTION_ARGS)
 				 errhint("The worker starts once recovery has finished; try again in a moment.")));
 
 	put_text(&row, walsizer_action_name(plan.action));
-	put(&row, Int64GetDatum(plan.old_mb));
-	put(&row, Int64GetDatum(plan.new_mb));
-	put(&row, Int64GetDatum(plan.needed_mb));
-	put(&row, Int64GetDatum(plan.cap_mb));
-	put(&row, Int64GetDatum(plan.floor_mb));
+	put_int64(&row, plan.old_mb);
+	put_int64(&row, plan.new_mb);
+	put_int64(&row, plan.needed_mb);
+	put_int64(&row, plan.cap_mb);
+	put_int64(&row, plan.floor_mb);
 	put_text(&row, plan.reason);
-	Assert(row.next == RECOMMEND_COLUMNS_V1_1);
+	Assert(row.next == RECOMMEND_COLUMNS_V1_0);
 
 	/* 1.2: which limit the cap is, and the crash recovery the advice costs */
-	if (tupdesc->natts == RECOMMEND_COLUMNS)
+	if (tupdesc->natts >= RECOMMEND_COLUMNS_V1_2)
 	{
 		put_text(&row, walsizer_cap_source_name(plan.cap_source));
-		put(&row, Float8GetDatum(walsizer_estimated_recovery_s(plan.new_mb,
-															   CheckPointCompletionTarget,
-															   cycle_bytes,
-															   0,	/* at another size */
-															   replay_rate)));
-		Assert(row.next == RECOMMEND_COLUMNS);
+		put_float8(&row, walsizer_estimated_recovery_s(plan.new_mb,
+													   CheckPointCompletionTarget,
+													   cycle_bytes,
+													   0,	/* at another size */
+													   replay_rate));
+		Assert(row.next == RECOMMEND_COLUMNS_V1_2);
 	}
+	Assert(row.next == tupdesc->natts);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+Datum
+walsizer_recommend(PG_FUNCTION_ARGS)
+{
+	return recommendation_row(fcinfo, recommend_columns_to_1_4,
+							  lengthof(recommend_columns_to_1_4), HINT_UPDATE);
+}
+
+Datum
+walsizer_recommend_1_5(PG_FUNCTION_ARGS)
+{
+	static const int columns[] = {RECOMMEND_COLUMNS_V1_5};
+
+	return recommendation_row(fcinfo, columns, lengthof(columns), HINT_VIEWS);
 }
 
 /* Ask the worker to end its window now.  False when no worker runs. */

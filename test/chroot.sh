@@ -36,7 +36,7 @@ CHROOT_BASE_PKGS=build-essential,perl,libipc-run-perl,procps
 # 3: prometheus-postgres-exporter for test/t/240_prometheus_exporter.pl.
 CHROOT_READY_VERSION=3
 # In every chroot: the real exporter that test 240 scrapes (its queries run
-# against each major's walsizer.status()).
+# against each major's walsizer.status).
 CHROOT_TEST_PKGS=(prometheus-postgres-exporter)
 
 chroot_say() { printf 'chroot.sh: %s\n' "$*" >&2; }

@@ -129,7 +129,7 @@ tar -C "$srcdir" --anchored --exclude=./.git --exclude='*.o' --exclude='*.so' \
     --exclude='./debian/*.log' -cf - . | tar -C "$work" -xf -
 chown -R "$user:" "$scratch"
 
-# 1. The package's version follows the extension's: 1.4.0 for default_version 1.4.
+# 1. The package's version follows the extension's: 1.5.0 for default_version 1.5.
 deb_version=$(dpkg-parsechangelog -l "$work/debian/changelog" -S Version)
 ext_version=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" "$work/pg_walsizer.control")
 if [[ -n $ext_version && ($deb_version == "$ext_version" || $deb_version == "$ext_version".*) ]]; then
@@ -297,7 +297,7 @@ if ((cluster_up)); then
     if q 'CREATE EXTENSION pg_walsizer' >"$logs/create" 2>&1; then
         # the worker starts with the server; give it a few seconds to show up
         for _ in $(seq 1 30); do
-            worker_pid=$(q 'SELECT worker_pid FROM walsizer.status()' 2>/dev/null || true)
+            worker_pid=$(q 'SELECT worker_pid FROM walsizer.status' 2>/dev/null || true)
             activity_pid=$(q "SELECT pid FROM pg_stat_activity WHERE backend_type = 'pg_walsizer'" 2>/dev/null || true)
             [[ -n $worker_pid && $worker_pid == "$activity_pid" ]] && break
             sleep 1
@@ -307,7 +307,7 @@ if ((cluster_up)); then
     fi
     owner=$(dpkg -S "$so" 2>/dev/null | sed -n 's/: .*//p' || true)
     if [[ -z $worker_pid || $worker_pid != "$activity_pid" ]]; then
-        not_ok "worker not running: walsizer.status().worker_pid '$worker_pid', pg_stat_activity pid '$activity_pid'"
+        not_ok "worker not running: walsizer.status.worker_pid '$worker_pid', pg_stat_activity pid '$activity_pid'"
         show "$cluster/server.log"
     elif ! grep -q " $so\$" "/proc/$worker_pid/maps"; then
         not_ok "worker $worker_pid has not mapped $so: $(grep -o '/[^ ]*pg_walsizer[^ ]*' "/proc/$worker_pid/maps" | sort -u | tr '\n' ' ')"

@@ -105,14 +105,17 @@ else not_ok "a truncated META.json gave '$out'"; fi
 
 echo "# pgxn install, load, unload and uninstall with the PGXN client"
 dist=$scratch/pg_walsizer-$default_version
+# the update script that ends the chain at default_version: installed by
+# pgxn install, removed by pgxn uninstall
+newest_script=$(cd "$srcdir" && echo pg_walsizer--*--"$default_version".sql)
 mkdir -p "$dist"
 # what a release archive holds: the tree without VCS data or build outputs
 tar -C "$srcdir" --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude=./test/build \
     --exclude=./tmp_check --exclude=./tmp_check_regress --exclude=./results -cf - . | tar -C "$dist" -xf -
-rm -f "$pkglibdir/pg_walsizer.so" "$sharedir/extension/pg_walsizer--$default_version.sql"
+rm -f "$pkglibdir/pg_walsizer.so" "$sharedir/extension/$newest_script"
 if pgxn install --pg_config "$pg_config" --make make --nosudo "$dist/" >"$scratch/install.log" 2>&1 &&
-    [[ -f $pkglibdir/pg_walsizer.so && -f $sharedir/extension/pg_walsizer--$default_version.sql ]]; then
-    ok "pgxn install put pg_walsizer.so and pg_walsizer--$default_version.sql in place"
+    [[ -f $pkglibdir/pg_walsizer.so && -f $sharedir/extension/$newest_script ]]; then
+    ok "pgxn install put pg_walsizer.so and $newest_script in place"
 else
     not_ok "pgxn install: $(tail -n 20 "$scratch/install.log")"
 fi
@@ -147,8 +150,8 @@ fi
 "${as_user[@]}" pg_ctl -D "$scratch/data" -m fast stop >/dev/null
 
 if pgxn uninstall --pg_config "$pg_config" --make make --nosudo "$dist/" >"$scratch/uninstall.log" 2>&1 &&
-    [[ ! -e $pkglibdir/pg_walsizer.so && ! -e $sharedir/extension/pg_walsizer--$default_version.sql ]]; then
-    ok "pgxn uninstall removed pg_walsizer.so and pg_walsizer--$default_version.sql"
+    [[ ! -e $pkglibdir/pg_walsizer.so && ! -e $sharedir/extension/$newest_script ]]; then
+    ok "pgxn uninstall removed pg_walsizer.so and $newest_script"
 else
     not_ok "pgxn uninstall: $(tail -n 20 "$scratch/uninstall.log")"
 fi

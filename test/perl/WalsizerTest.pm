@@ -50,14 +50,14 @@ sub server_major
 	return int($node->safe_psql('postgres', 'SHOW server_version_num') / 10000);
 }
 
-# One column (or expression) of walsizer.status().
+# One column (or expression) of walsizer.status.
 sub status_value
 {
 	my ($node, $expr) = @_;
-	return $node->safe_psql('postgres', "SELECT $expr FROM walsizer.status()");
+	return $node->safe_psql('postgres', "SELECT $expr FROM walsizer.status");
 }
 
-# Rows of walsizer.decisions() as hashes, oldest first; optional filter.
+# Rows of walsizer.decisions as hashes, oldest first; optional filter.
 sub decision_rows
 {
 	my ($node, $where) = @_;
@@ -65,7 +65,7 @@ sub decision_rows
 	my $out = $node->safe_psql('postgres',
 		"SELECT action, old_mb, new_mb, requested, timed, wal_forced, "
 		  . "wal_bytes, window_s, coalesce(confirmed::text, ''), reason, role "
-		  . "FROM walsizer.decisions() $where");
+		  . "FROM walsizer.decisions $where");
 	my @rows;
 	for my $line (split /\n/, $out)
 	{
@@ -423,7 +423,7 @@ sub growth_judged
 	my $ended = defined $track->{third_at}
 	  && status_value($node, "last_check_at > '$track->{third_at}'") eq 't';
 	my ($last_mb, $settling) = split /\|/, $node->safe_psql('postgres',
-		"SELECT new_mb, reason LIKE 'settling%' FROM walsizer.decisions() "
+		"SELECT new_mb, reason LIKE 'settling%' FROM walsizer.decisions "
 		  . "WHERE action IN ('grow', 'capped', 'shrink') ORDER BY at DESC LIMIT 1");
 	# a change this backend does not run yet: the next poll starts over
 	return 0 if defined $last_mb && $last_mb != $size;

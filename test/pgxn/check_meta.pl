@@ -302,8 +302,13 @@ else
 			problem("$key: \"", $v // '', "\" is not the control file's default_version $default (as $default.N)")
 			  unless defined $v && index($v, "$default.") == 0;
 		}
-		problem("provides.$extension.file: \"", $p->{file} // '', "\" is not $extension--$default.sql, the install script of default_version")
-		  unless ($p->{file} // '') eq "$extension--$default.sql";
+		# The tree ships one install script (the base version's) and the
+		# update chain from it: "file" names that one script.
+		my @install = sort map { s{^\Q$tree\E/}{}r }
+		  grep { !/--.*--/ } glob("$tree/$extension--*.sql");
+		problem("provides.$extension.file: \"", $p->{file} // '', "\" is not the one install script of the tree (",
+			join(', ', @install) || 'none', ")")
+		  unless @install == 1 && ($p->{file} // '') eq $install[0];
 	}
 }
 for my $ext (sort keys %provides)

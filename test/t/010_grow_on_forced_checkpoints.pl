@@ -23,7 +23,7 @@ is(scalar(decision_rows($node)), 0, 'disabled: nothing decided during the load')
 
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled');
 
 my $log_before = -s $node->logfile;
 run_pgbench($node, 20, 4);
@@ -123,7 +123,7 @@ note_decisions($node, 'decisions after both loads');
 # decisions() would shift onto the ordinality.
 my $status_vs_last = q{
 SELECT s.last_action, s.last_reason, d.action, d.reason
-FROM walsizer.status() s LEFT JOIN
+FROM walsizer.status s LEFT JOIN
      (SELECT action, reason FROM walsizer.decisions() WITH ORDINALITY AS x
       ORDER BY x.ordinality DESC LIMIT 1) d ON true};
 my ($st_action, $st_reason, $last_action, $last_reason);

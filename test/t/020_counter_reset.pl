@@ -45,7 +45,7 @@ sub end_window
 	my $ended = $last eq '' ? 'last_check_at IS NOT NULL' : "last_check_at > '$last'";
 	is($node->safe_psql('postgres', 'SELECT walsizer.check_now()'), 't',
 		"check_now() reaches the worker: $what");
-	wait_for($node, "SELECT $ended FROM walsizer.status()", "the worker ended $what");
+	wait_for($node, "SELECT $ended FROM walsizer.status", "the worker ended $what");
 }
 
 # Bulk inserts until the server has started at least $forced checkpoints
@@ -81,7 +81,7 @@ sub at_least_seconds_since_last_window
 {
 	my ($seconds) = @_;
 	my $age = $node->safe_psql('postgres',
-		'SELECT extract(epoch FROM now() - last_check_at) FROM walsizer.status()');
+		'SELECT extract(epoch FROM now() - last_check_at) FROM walsizer.status');
 	sleep($seconds - $age) if $age < $seconds;
 }
 

@@ -41,7 +41,7 @@ for my $name (sort keys %node)
 		'-p', $node->port, 'postgres' ], "$name: pgbench tables created");
 	$node->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.enable = on');
 	$node->reload;
-	wait_for($node, 'SELECT enabled FROM walsizer.status()', "$name: walsizer enabled");
+	wait_for($node, 'SELECT enabled FROM walsizer.status', "$name: walsizer enabled");
 }
 
 # the same fixed rate on both: what the load needs does not depend on the

@@ -19,7 +19,7 @@ my $node = walsizer_node('adopt',
 $node->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '256MB'");
 $node->reload;
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 256)",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 256)",
 	'the change is recorded as adopted');
 my ($adopt) = decision_rows($node, "action = 'adopt'");
 is($adopt->{old_mb}, 32, 'adopted from the previous 32 MB');
@@ -36,7 +36,7 @@ is(scalar decision_rows($node, "action <> 'adopt'"), 0,
 
 # the baseline survives a restart
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 	'worker back after restart');
 is(status_value($node, 'floor_mb'), 256, 'floor kept across a restart');
 is(scalar decision_rows($node, "action = 'adopt'"), 1,
@@ -47,7 +47,7 @@ $node->stop;
 $node->append_conf('postgresql.auto.conf', "max_wal_size = '512MB'\n");
 $node->start;
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 512)",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 512)",
 	'a change made while stopped is adopted at start');
 is(status_value($node, 'floor_mb'), 512, 'and becomes the floor');
 

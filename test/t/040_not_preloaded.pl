@@ -1,5 +1,6 @@
 # Without shared_preload_libraries there is no worker and no shared memory:
-# the extension can be created, but its functions say clearly what to do.
+# the extension can be created, but its views and functions say clearly
+# what to do.
 use strict;
 use warnings;
 use FindBin;
@@ -13,9 +14,11 @@ $node->init;
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION pg_walsizer');
 
-for my $call ('SELECT * FROM walsizer.status()',
-	'SELECT * FROM walsizer.decisions()',
-	'SELECT * FROM walsizer.recommend()',
+for my $call ('SELECT * FROM walsizer.status',
+	'SELECT * FROM walsizer.decisions',
+	'SELECT * FROM walsizer.decision_counts',
+	'SELECT * FROM walsizer.recommendation',
+	'SELECT * FROM walsizer.status()',
 	'SELECT walsizer.check_now()')
 {
 	my ($ret, $out, $err) = $node->psql('postgres', $call);

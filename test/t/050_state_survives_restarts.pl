@@ -19,20 +19,20 @@ for my $size (256, 384)
 	$node->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '${size}MB'");
 	$node->reload;
 	wait_for($node,
-		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE new_mb = $size)",
+		"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE new_mb = $size)",
 		"adopted $size MB");
 }
 my $history = $node->safe_psql('postgres',
-	'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions()');
+	'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions');
 ok(-f $state_file, 'state file written in the data directory');
 ok(!-e "$state_file.tmp", 'no temporary file left behind');
 
 # clean restart
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 	'worker back after restart');
 is($node->safe_psql('postgres',
-		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions()'),
+		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions'),
 	$history, 'decisions identical after a clean restart');
 
 # the worker is killed: the postmaster treats it as a crash
@@ -42,12 +42,12 @@ kill 'KILL', $pid;
 ok($node->wait_for_log(qr/all server processes terminated; reinitializing/,
 		$log_offset), 'SIGKILL of the worker reinitializes the server');
 wait_for($node,
-	"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM walsizer.status()",
+	"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM walsizer.status",
 	'a new worker runs after the crash');
 is($node->safe_psql('postgres',
-		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions()'),
+		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions'),
 	$history, 'decisions identical after the crash');
-wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status',
 	'the new worker resumed its windows');
 
 # damaged files: each is ignored with a LOG line, the server runs on
@@ -70,11 +70,11 @@ for my $kind (sort keys %damage)
 	$node->start;
 	ok($node->wait_for_log(qr/pg_walsizer is ignoring state file "pg_walsizer.state": /,
 			$log_offset), "$kind: ignored with a LOG line");
-	wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+	wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 		"$kind: worker runs");
 	is($node->safe_psql('postgres', 'SHOW max_wal_size'), '384MB',
 		"$kind: max_wal_size untouched");
-	is($node->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions()'),
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions'),
 		0, "$kind: history starts empty");
 }
 
@@ -85,7 +85,7 @@ $log_offset = -s $node->logfile;
 $node->start;
 ok($node->wait_for_log(qr/pg_walsizer found no state file/, $log_offset),
 	'missing file: fresh start logged');
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 	'missing file: worker runs');
 
 $node->stop;

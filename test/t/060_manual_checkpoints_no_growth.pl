@@ -35,7 +35,7 @@ $load->finish;
 # not be enough on a busy machine)
 my $checked = status_value($node, 'last_check_at');
 $node->safe_psql('postgres', 'SELECT walsizer.check_now()');
-ok(poll_until($node, "SELECT last_check_at > '$checked' FROM walsizer.status()", 30),
+ok(poll_until($node, "SELECT last_check_at > '$checked' FROM walsizer.status", 30),
 	'the worker ended the window');
 
 my $requested = status_value($node, 'total_requested');

@@ -21,14 +21,14 @@ my $data_dir = $node->data_dir;
 $node->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.enable = on');
 chmod 0500, $data_dir or die "chmod $data_dir: $!";
 $node->reload;
-wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled');
 
 my $log_offset = -s $node->logfile;
 my $started = time;
 # the load goes on until walsizer has tried to grow and failed, and a few
 # windows more to show it does not flood
 ok(pgbench_until($node,
-		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'error')",
+		"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'error')",
 		60, '-c', 4, '-j', 4),
 	'the failure is recorded');
 run_pgbench($node, 8, 4);
@@ -55,7 +55,7 @@ is($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB',
 # space (here: permission) comes back: the next window succeeds
 chmod 0700, $data_dir or die "chmod $data_dir: $!";
 ok(pgbench_until($node,
-		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'grow' AND confirmed)",
+		"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'grow' AND confirmed)",
 		60, '-c', 4, '-j', 4),
 	'the change goes through once ALTER SYSTEM works again');
 isnt($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB', 'max_wal_size grew');

@@ -26,7 +26,7 @@ $node->command_ok([ 'pgbench', '-i', '-q', '-s', '10', '-h', $node->host,
 	'-p', $node->port, 'postgres' ], 'pgbench tables created');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled');
 my $pid = status_value($node, 'worker_pid');
 is(status_value($node, 'blocked'), 't', 'status reports blocked');
 
@@ -34,7 +34,7 @@ my $log_offset = -s $node->logfile;
 # until walsizer wanted a change and found it blocked, then many windows
 # more: it must not say so again
 ok(pgbench_until($node,
-		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'blocked')",
+		"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'blocked')",
 		60, '-c', 4, '-j', 4),
 	'walsizer wanted a change under the load');
 run_pgbench($node, 10, 4);

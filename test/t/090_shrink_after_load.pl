@@ -24,13 +24,13 @@ $node->command_ok([ 'pgbench', '-i', '-q', '-s', '10', '-h', $node->host,
 	'-p', $node->port, 'postgres' ], 'pgbench tables created');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled');
 
 # a growth is 'grow', or 'capped' when the load needs more than walsizer.max
 # (a fast machine writes that much in the first seconds); the load runs
 # until walsizer has grown (seconds on an idle machine, longer on a slow
 # one, which writes WAL more slowly)
-ok(pgbench_until($node, 'SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE '
+ok(pgbench_until($node, 'SELECT EXISTS (SELECT FROM walsizer.decisions WHERE '
 		  . growth_sql() . ')', 120, '-c', 4, '-j', 4),
 	'the load made it grow');
 my @grows = decision_rows($node, growth_sql());
@@ -55,7 +55,7 @@ $steps++ while 32 * 2**($steps - 1) < $peak;
 my $bound_s = 2 * (2 * $set{checkpoint_timeout} + $horizon_s
 	  + $steps * ($set{'walsizer.shrink_after'} + $set{'walsizer.cooldown'}) * $window_s);
 my $idle_at = time();
-ok(poll_until($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status()', $bound_s),
+ok(poll_until($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status', $bound_s),
 	"back at the floor of 32 MB within $bound_s s")
   or diag('max_wal_size_mb is ' . status_value($node, 'max_wal_size_mb'));
 note(sprintf('from %d MB to the floor in %d s', $peak, time() - $idle_at));
@@ -86,7 +86,7 @@ for my $step (@shrinks)
 # worker takes to write and record a change.
 my @times = split /\n/, $node->safe_psql('postgres',
 	"SELECT extract(epoch FROM at) || '|' || (reason NOT LIKE 'settling%')::int "
-	  . "FROM walsizer.decisions() WHERE action = 'shrink' ORDER BY at");
+	  . "FROM walsizer.decisions WHERE action = 'shrink' ORDER BY at");
 my $apart_s = $set{'walsizer.shrink_after'} * $window_s - 0.5;
 my @too_close = grep {
 	my ($at, $quiet) = split /\|/, $times[$_];

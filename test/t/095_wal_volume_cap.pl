@@ -37,7 +37,7 @@ $node->command_ok([ 'pgbench', '-i', '-q', '-s', '10', '-h', $node->host,
 $node->safe_psql('postgres', 'CHECKPOINT');
 
 my $fs_bytes = free_bytes();
-wait_for($node, "SELECT cap_source = 'disk' FROM walsizer.status()",
+wait_for($node, "SELECT cap_source = 'disk' FROM walsizer.status",
 	'the small WAL volume sets the cap');
 my $cap = status_value($node, 'cap_mb');
 cmp_ok($cap, '<', 4096, "cap $cap MB is below walsizer.max");
@@ -49,7 +49,7 @@ $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
 my $log_offset = -s $node->logfile;
 # until walsizer reaches the cap (seconds on an idle machine), at most a minute
-pgbench_until($node, "SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'capped')",
+pgbench_until($node, "SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'capped')",
 	60, '-c', 4, '-j', 4);
 my @capped = decision_rows($node, "action = 'capped'");
 ok(@capped >= 1, 'a growth beyond the cap is recorded as capped');
@@ -68,14 +68,14 @@ system('fallocate', '-l', $balloon_bytes, $balloon) == 0
   or die "fallocate failed";
 $log_offset = -s $node->logfile;
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'protect')",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'protect')",
 	'walsizer protects pg_wal when the space shrinks');
 my ($protect) = decision_rows($node, "action = 'protect'");
 cmp_ok($protect->{new_mb}, '<', $protect->{old_mb},
 	"lowered from $protect->{old_mb} MB to $protect->{new_mb} MB");
 like($protect->{reason}, qr/free space on the WAL volume allows at most \d+ MB/,
 	'the reason explains the protection');
-wait_for($node, "SELECT confirmed FROM walsizer.decisions() WHERE action = 'protect' LIMIT 1",
+wait_for($node, "SELECT confirmed FROM walsizer.decisions WHERE action = 'protect' LIMIT 1",
 	'the server runs with the lowered size');
 
 # a light load on the nearly full volume: no PANIC, the server keeps going
@@ -85,7 +85,7 @@ unlike(slurp_file($node->logfile, $log_offset), qr/PANIC/, 'no PANIC');
 
 # space comes back, and so does the cap
 unlink $balloon;
-wait_for($node, "SELECT cap_mb > $protect->{new_mb} FROM walsizer.status()",
+wait_for($node, "SELECT cap_mb > $protect->{new_mb} FROM walsizer.status",
 	'the cap rises again with the free space');
 
 $node->stop;

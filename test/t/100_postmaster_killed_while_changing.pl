@@ -37,7 +37,7 @@ $node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
 $node->safe_psql('postgres', 'CHECKPOINT');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled');
 
 # walsizer.max alternates: lowering it below the size walsizer set makes it
 # shrink at the next sample, raising it again lets the load make it grow
@@ -61,7 +61,7 @@ sub decisions
 {
 	my $out = $node->safe_psql('postgres',
 		"SELECT extract(epoch FROM at), action, old_mb, new_mb "
-		  . "FROM walsizer.decisions()");
+		  . "FROM walsizer.decisions");
 	return map { [ split /\|/ ] } split /\n/, $out;
 }
 
@@ -70,7 +70,7 @@ my ($mid_change_kills, $total_missing) = (0, 0);
 for my $i (1 .. $iterations)
 {
 	wait_for($node,
-		'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status()',
+		'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status',
 		"iteration $i: worker running and measuring");
 	my $before_mb = setting_mb($node, 'max_wal_size');
 
@@ -131,7 +131,7 @@ for my $i (1 .. $iterations)
 	my $log_offset = -s $node->logfile;
 	ok($node->start(fail_ok => 1), "iteration $i: the server starts again");
 	wait_for($node,
-		'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status()',
+		'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status',
 		"iteration $i: worker back and measuring");
 	my $log = slurp_file($node->logfile, $log_offset);
 	my ($loaded) = $log =~ /pg_walsizer loaded (\d+) recorded decisions/;

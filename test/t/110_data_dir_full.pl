@@ -107,7 +107,7 @@ my $log_offset = -s $node->logfile;
 my $load = start_pgbench($node, '-c', '2', '-j', '2', '-R', '40', '-T', '60',
 	'-f', $script);
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'error')",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'error')",
 	'the failed change is recorded');
 # one more window of failing
 $node->safe_psql('postgres', "SELECT pg_sleep($window_s)");
@@ -141,7 +141,7 @@ my $errors_while_full = scalar decision_rows($node, "action = 'error'");
 unlink $balloon or die "unlink $balloon: $!";
 my $freed_at = time;
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'grow' AND confirmed)",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'grow' AND confirmed)",
 	'a grow succeeds and is confirmed once space returns');
 my $took = time - $freed_at;
 $load->{handle}->kill_kill;
@@ -153,7 +153,7 @@ cmp_ok($took, '<=', 10 + 2 * $window_s + 2,
 	sprintf('it came %.1f s after the space did, at the next retry', $took));
 my $grow = (decision_rows($node, "action = 'grow'"))[-1];
 wait_for($node,
-	"SELECT confirmed FROM walsizer.decisions() WHERE action = 'grow' ORDER BY at DESC LIMIT 1",
+	"SELECT confirmed FROM walsizer.decisions WHERE action = 'grow' ORDER BY at DESC LIMIT 1",
 	"the last grow, to $grow->{new_mb} MB, is confirmed");
 is(setting_mb($node, 'max_wal_size'), $grow->{new_mb},
 	"the server runs with $grow->{new_mb} MB");
@@ -162,12 +162,12 @@ is(status_value($node, 'worker_pid'), $pid, 'still the same worker');
 
 # what was decided while the disk was full reached the state file
 my $history = $node->safe_psql('postgres',
-	'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions()');
+	'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions');
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 	'worker back after a restart');
 is($node->safe_psql('postgres',
-		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions()'),
+		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions'),
 	$history, "the $errors_while_full error decisions and the grow survived a restart");
 
 $node->stop;

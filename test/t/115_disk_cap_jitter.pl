@@ -77,7 +77,7 @@ print $fh "SELECT pg_logical_emit_message(false, 'walsizer', repeat('x', 262144)
 close $fh;
 my $load = start_pgbench($node, '-c', '2', '-j', '2', '-R', '20', '-T', '150',
 	'-f', $script);
-wait_for($node, "SELECT max_wal_size_mb = $cap FROM walsizer.status()",
+wait_for($node, "SELECT max_wal_size_mb = $cap FROM walsizer.status",
 	'the load takes max_wal_size to the cap');
 
 # The disk is measured every 10 s: a move held for 13 s is seen by at
@@ -105,7 +105,7 @@ cmp_ok(status_value($node, 'needed_mb'), '>', $cap,
 	'the load still needs more than the cap');
 
 my $changes = $node->safe_psql('postgres',
-	"SELECT count(*) FROM walsizer.decisions() WHERE at >= '$since' AND new_mb <> old_mb");
+	"SELECT count(*) FROM walsizer.decisions WHERE at >= '$since' AND new_mb <> old_mb");
 my $reloads = log_count($node, qr/received SIGHUP, reloading configuration files/,
 	$log_offset);
 my $warnings = log_count($node, qr/WARNING:/, $log_offset);

@@ -76,7 +76,7 @@ $cold->start;
 
 $primary->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $primary->reload;
-wait_for($primary, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled on the primary');
+wait_for($primary, 'SELECT enabled FROM walsizer.status', 'walsizer enabled on the primary');
 my $worker_sql = "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_walsizer'";
 for my $node ($standby, $cascade)
 {
@@ -127,9 +127,9 @@ my $log_offset = -s $standby->logfile;
 # what the standby had just before the promotion (a decision after
 # $promoted_at is one made since)
 my ($promoted_at, $decisions_before, $pid_before) = split /\|/, $standby->safe_psql('postgres',
-	'SELECT clock_timestamp(), decisions_total, worker_pid FROM walsizer.status()');
+	'SELECT clock_timestamp(), decisions_total, worker_pid FROM walsizer.status');
 my $rows_before = $standby->safe_psql('postgres',
-	'SELECT at, action, old_mb, new_mb, role FROM walsizer.decisions() ORDER BY at');
+	'SELECT at, action, old_mb, new_mb, role FROM walsizer.decisions ORDER BY at');
 my $size_before = setting_mb($standby, 'max_wal_size');
 ok($pid_before, "the standby's worker runs (pid $pid_before)");
 $standby->promote;
@@ -184,7 +184,7 @@ is(status_value($standby, 'role'), 'primary', 'status() says primary');
 my @after = decision_rows($standby, "at > '$promoted_at'");
 my $decisions_after = status_value($standby, 'decisions_total');
 is($standby->safe_psql('postgres',
-		"SELECT at, action, old_mb, new_mb, role FROM walsizer.decisions() WHERE at <= '$promoted_at' ORDER BY at"),
+		"SELECT at, action, old_mb, new_mb, role FROM walsizer.decisions WHERE at <= '$promoted_at' ORDER BY at"),
 	$rows_before, 'the history made as a standby is kept, row for row');
 is($decisions_after, $decisions_before + @after,
 	sprintf('decisions_total went from %d to %d: exactly the %d decisions recorded after the promotion',
@@ -198,10 +198,10 @@ if ($forced == 1)
 		'and that one a growth made as a primary');
 }
 is($decisions_after,
-	$standby->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions()'),
+	$standby->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions'),
 	'decisions_total equals the rows of a history that never wrapped');
 my @roles = split /\n/, $standby->safe_psql('postgres',
-	'SELECT DISTINCT role FROM walsizer.decisions() ORDER BY 1');
+	'SELECT DISTINCT role FROM walsizer.decisions ORDER BY 1');
 ok(grep({ $_ eq 'standby' } @roles), 'its history still has the decisions made as a standby');
 note_decisions($standby, 'promoted standby decisions');
 note(sprintf('figures: primary settled %d MB; standby %d MB; cascade %d MB; '

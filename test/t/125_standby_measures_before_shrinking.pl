@@ -29,13 +29,13 @@ my $standby = PostgreSQL::Test::Cluster->new('standby');
 $standby->init_from_backup($primary, 'base', has_streaming => 1);
 $standby->append_conf('postgresql.conf', "walsizer.shrink_after = 2\n");
 $standby->start;
-wait_for($standby, "SELECT role = 'standby' AND last_check_at IS NOT NULL FROM walsizer.status()",
+wait_for($standby, "SELECT role = 'standby' AND last_check_at IS NOT NULL FROM walsizer.status",
 	'the standby\'s worker measures');
 my $timeout_s = $standby->safe_psql('postgres',
 	"SELECT setting FROM pg_settings WHERE name = 'checkpoint_timeout'");
 
 # the standby's own shrinks: the history copied from the primary has none
-my $shrinks = "FROM walsizer.decisions() d, "
+my $shrinks = "FROM walsizer.decisions d, "
   . "(SELECT backend_start FROM pg_stat_activity WHERE backend_type = 'pg_walsizer') w "
   . "WHERE d.action = 'shrink' AND d.role = 'standby' AND d.at >= w.backend_start";
 ok(poll_until($standby, "SELECT EXISTS (SELECT $shrinks)", 6 * $timeout_s),

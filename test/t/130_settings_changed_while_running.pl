@@ -72,7 +72,7 @@ for my $target ('0.5', '0.1', '0.9')
 	my ($distance, $segment) = @$server{qw(distance_bytes segment_bytes)};
 	ok(poll_until($node,
 			"SELECT trigger_bytes <= $distance AND $distance < trigger_bytes + $segment "
-			  . 'FROM walsizer.status()', 30),
+			  . 'FROM walsizer.status', 30),
 		sprintf('completion target %s: walsizer\'s trigger of %.1f MB is where the server '
 			  . 'started its checkpoint, %.1f MB from the start of the redo segment',
 			$target, status_value($node, 'trigger_bytes') / 1048576,
@@ -80,7 +80,7 @@ for my $target ('0.5', '0.1', '0.9')
 }
 
 alter_system('walsizer.enable' => 'on');
-wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled');
+wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled');
 
 # a light load all along, heavy bursts where walsizer must grow
 my $light = start_pgbench($node, '-c', '1', '-R', '20', '-T', '300');
@@ -88,14 +88,14 @@ my $light = start_pgbench($node, '-c', '1', '-R', '20', '-T', '300');
 # slow machine writes the WAL more slowly), at most a minute more
 run_pgbench($node, 10, 4);
 ok(pgbench_until($node,
-		'SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE ' . growth_sql() . ')',
+		'SELECT EXISTS (SELECT FROM walsizer.decisions WHERE ' . growth_sql() . ')',
 		60, '-c', 4, '-j', 4),
 	'walsizer grew under the heavy load');
 my @grows = size_decisions('-infinity');
 ok(@grows >= 1, 'the load made walsizer grow: '
 	  . join(', ', map { "$_->{old_mb} -> $_->{new_mb} MB" } @grows));
 my $grown_mb = $grows[-1]{new_mb};
-wait_for($node, "SELECT max_wal_size_mb = $grown_mb FROM walsizer.status()",
+wait_for($node, "SELECT max_wal_size_mb = $grown_mb FROM walsizer.status",
 	"the server runs with $grown_mb MB");
 
 # --- checkpoint_timeout ------------------------------------------------------
@@ -116,10 +116,10 @@ for my $timeout (60, 120, 60)
 	alter_system(checkpoint_timeout => "${timeout}s");
 	my $expected = sprintf($needed_sql, $timeout);
 	ok(poll_until($node,
-			"SELECT needed_mb = $expected AND needed_mb > 0 FROM walsizer.status()", 30),
+			"SELECT needed_mb = $expected AND needed_mb > 0 FROM walsizer.status", 30),
 		"checkpoint_timeout ${timeout}s: the needed size follows");
 	my ($needed, $peak, $formula) = split /\|/, $node->safe_psql('postgres',
-		"SELECT needed_mb, peak_wal_rate_bytes_per_s, $expected FROM walsizer.status()");
+		"SELECT needed_mb, peak_wal_rate_bytes_per_s, $expected FROM walsizer.status");
 	note(sprintf('checkpoint_timeout %d s: peak %.1f MB/s, needed %d MB, formula %d MB',
 			$timeout, $peak / 1048576, $needed, $formula));
 	$needed{$timeout} = $needed;
@@ -134,7 +134,7 @@ my $since = $node->safe_psql('postgres', 'SELECT now()');
 # segment more)
 my ($cap_mb) = grep { $_ < $grown_mb } 256, 128, 96, 80;
 alter_system('walsizer.max' => "${cap_mb}MB");
-wait_for($node, "SELECT max_wal_size_mb = $cap_mb FROM walsizer.status()",
+wait_for($node, "SELECT max_wal_size_mb = $cap_mb FROM walsizer.status",
 	"walsizer.max $cap_mb MB brings max_wal_size down to it");
 my @shrinks = size_decisions($since);
 is(scalar @shrinks, 1, 'in one shrink');
@@ -146,7 +146,7 @@ like($shrinks[0]{reason}, qr/walsizer\.max is $cap_mb MB, below the $grown_mb MB
 # below the DBA's own value: down to that value, not to the cap
 $since = $node->safe_psql('postgres', 'SELECT now()');
 alter_system('walsizer.max' => '48MB');
-wait_for($node, "SELECT max_wal_size_mb = $dba_mb FROM walsizer.status()",
+wait_for($node, "SELECT max_wal_size_mb = $dba_mb FROM walsizer.status",
 	"walsizer.max 48 MB brings it down to the DBA's $dba_mb MB");
 $node->safe_psql('postgres', 'SELECT pg_sleep(' . (2 * $window_s) . ')');
 is(setting_mb($node, 'max_wal_size'), $dba_mb, "and it stays at $dba_mb MB");
@@ -156,12 +156,12 @@ is(join(', ', map { "$_->{old_mb} -> $_->{new_mb}" } @shrinks), "$cap_mb -> $dba
 
 # --- walsizer.min above walsizer.max -------------------------------------
 alter_system('walsizer.max' => undef);
-wait_for($node, 'SELECT cap_mb = 4096 AND floor_mb = 64 FROM walsizer.status()',
+wait_for($node, 'SELECT cap_mb = 4096 AND floor_mb = 64 FROM walsizer.status',
 	'back to the default cap, the floor unclamped');
 $since = $node->safe_psql('postgres', 'SELECT now()');
 my $log_offset = -s $node->logfile;
 alter_system('walsizer.min' => '512MB', 'walsizer.max' => '256MB');
-wait_for($node, 'SELECT floor_mb = 256 AND cap_mb = 256 FROM walsizer.status()',
+wait_for($node, 'SELECT floor_mb = 256 AND cap_mb = 256 FROM walsizer.status',
 	'walsizer.min 512 MB above walsizer.max 256 MB: the floor is clamped to 256 MB');
 # a write load heavy enough to bring a forced checkpoint near at 64 MB on
 # any machine: bulk inserts until walsizer acts (or a minute passes)
@@ -187,7 +187,7 @@ cmp_ok(setting_mb($node, 'max_wal_size'), '<=', 256, 'the server runs within the
 $since = $node->safe_psql('postgres', 'SELECT now()');
 $log_offset = -s $node->logfile;
 alter_system('walsizer.max' => '128MB');
-wait_for($node, 'SELECT floor_mb = 128 AND cap_mb = 128 AND max_wal_size_mb <= 128 FROM walsizer.status()',
+wait_for($node, 'SELECT floor_mb = 128 AND cap_mb = 128 AND max_wal_size_mb <= 128 FROM walsizer.status',
 	'walsizer.max 128 MB: floor and cap 128 MB, and max_wal_size within');
 $node->safe_psql('postgres', 'SELECT pg_sleep(' . (2 * $window_s) . ')');
 is(log_count($node, qr/WARNING:  pg_walsizer floor is above its cap; using 128 MB as the floor/,
@@ -200,7 +200,7 @@ is(join(', ', map { "$_->{action} $_->{old_mb} -> $_->{new_mb}" } @clamped),
 # --- walsizer.max below the DBA's own max_wal_size ------------------------
 alter_system('walsizer.min' => undef, 'walsizer.max' => undef, max_wal_size => '512MB');
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 512)",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 512)",
 	"the DBA's 512 MB is adopted");
 $since = $node->safe_psql('postgres', 'SELECT now()');
 $log_offset = -s $node->logfile;

@@ -1,4 +1,4 @@
-# 64 sessions read walsizer.status() and walsizer.decisions() in a loop for
+# 64 sessions read walsizer.status and walsizer.decisions in a loop for
 # 40 s while the worker decides under a write load and walsizer.check_now()
 # ends windows early now and then.  Every row read is self-consistent (the
 # readers check it server-side and fail their transaction if not), no
@@ -77,7 +77,7 @@ SELECT check_that(enabled AND worker_pid IS NOT NULL, 'no worker')
                          projected_bytes, wal_since_redo_bytes))
    AND check_that((decisions_total = 0) = (last_action IS NULL), 'last action without decisions')
    AND check_that(next_action IS NOT NULL AND next_reason <> '', 'no plan')
-FROM walsizer.status();
+FROM walsizer.status;
 -- Each check counts the rows that break it (a NULL breaks it too), so that
 -- it also holds before the first decision, when there are no rows: a
 -- bool_and() over no rows is NULL, not true.
@@ -119,7 +119,7 @@ print $fh "INSERT INTO cadence SELECT clock_timestamp(), last_check_at, "
   . "(SELECT wait_event_type || ':' || wait_event FROM pg_stat_activity "
   . "WHERE backend_type = 'pg_walsizer'), max_wal_size_mb, trigger_bytes, "
   . "decisions_total, total_timed, total_requested, total_wal_bytes "
-  . "FROM walsizer.status();\n";
+  . "FROM walsizer.status;\n";
 print $fh "\\sleep 100 ms\n";
 close $fh;
 
@@ -128,7 +128,7 @@ close $fh;
 my $enabled_at = $node->safe_psql('postgres', 'SELECT now()');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, "SELECT last_check_at > '$enabled_at' FROM walsizer.status()",
+wait_for($node, "SELECT last_check_at > '$enabled_at' FROM walsizer.status",
 	'walsizer enabled and measuring');
 my $pid = status_value($node, 'worker_pid');
 my $decisions_before = status_value($node, 'decisions_total');
@@ -154,7 +154,7 @@ for my $burst (1 .. 3)
 my ($readers_rc, $readers_out, $readers_err) = finish_pgbench($readers);
 # how long the readers had decisions to check: from the first one on
 my $read_decisions_s = $node->safe_psql('postgres',
-	'SELECT coalesce(extract(epoch FROM now() - min(at)), 0) FROM walsizer.decisions()');
+	'SELECT coalesce(extract(epoch FROM now() - min(at)), 0) FROM walsizer.decisions');
 my ($cadence_rc, undef, $cadence_err) = finish_pgbench($cadence);
 my $elapsed = time - $started;
 
@@ -257,13 +257,13 @@ is(join('; ', @mixed), '', 'one trigger distance per max_wal_size, growing with 
 # alone while WAL is written to find the server's trigger.
 $node->append_conf('postgresql.conf', "walsizer.enable = off\n");
 $node->reload;
-wait_for($node, 'SELECT NOT enabled FROM walsizer.status()', 'walsizer switched off');
+wait_for($node, 'SELECT NOT enabled FROM walsizer.status', 'walsizer switched off');
 my %sizes = map { $_ => 1 } 64, grep { $_ <= 128 } keys %seen_trigger;
 for my $mb (sort { $a <=> $b } keys %sizes)
 {
 	$node->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '${mb}MB'");
 	$node->reload;
-	wait_for($node, "SELECT max_wal_size_mb = $mb FROM walsizer.status()",
+	wait_for($node, "SELECT max_wal_size_mb = $mb FROM walsizer.status",
 		"max_wal_size $mb MB");
 	ok($node->poll_query_until('postgres', "SELECT current_setting('max_wal_size') = '${mb}MB'"),
 		"new sessions run with $mb MB");

@@ -25,7 +25,7 @@ $node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
 $node->safe_psql('postgres', 'CHECKPOINT');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status',
 	'walsizer enabled and measuring');
 my $pid = status_value($node, 'worker_pid');
 my $log_start = -s $node->logfile;
@@ -56,7 +56,7 @@ sub worker_settles
 	my $before = status_value($node, 'last_check_at');
 	$node->safe_psql('postgres', 'SELECT walsizer.check_now()');
 	return poll_until($node,
-		"SELECT last_check_at > '$before' FROM walsizer.status()", 10);
+		"SELECT last_check_at > '$before' FROM walsizer.status", 10);
 }
 
 # --- the limits, under a light load -------------------------------------
@@ -137,7 +137,7 @@ is(status_value($node, 'worker_pid'), $pid, 'the same worker after every change'
 # --- walsizer.max = 2 MB: never below the DBA's 32 MB ------------------------
 my $since = $node->safe_psql('postgres', 'SELECT now()');
 alter_system('walsizer.max' => '2MB');
-wait_for($node, 'SELECT max_wal_size_mb = 32 AND cap_mb = 32 FROM walsizer.status()',
+wait_for($node, 'SELECT max_wal_size_mb = 32 AND cap_mb = 32 FROM walsizer.status',
 	"walsizer.max 2 MB: back to the DBA's 32 MB, the smallest cap");
 run_pgbench($node, 6, 4);
 my @small = decision_rows($node, "at > '$since'");
@@ -165,7 +165,7 @@ sub disk_mb
 }
 # the disk is measured every 10 s (polled for up to 3 times that)
 ok(poll_until($node,
-		"SELECT cap_source = 'disk' AND cap_mb > 0.9 * " . disk_mb() . ' FROM walsizer.status()', 30),
+		"SELECT cap_source = 'disk' AND cap_mb > 0.9 * " . disk_mb() . ' FROM walsizer.status', 30),
 	'the whole disk is the cap');
 my $disk_mb = disk_mb();
 my $cap_mb = status_value($node, 'cap_mb');
@@ -175,7 +175,7 @@ cmp_ok(abs($cap_mb - $disk_mb), '<=', $disk_mb * 0.03 + 16,
 cmp_ok($cap_mb, '<', 2147483647, 'below walsizer.max');
 is($cap_mb % 16, 0, 'in whole segments');
 # until walsizer has grown (seconds on an idle machine)
-pgbench_until($node, "SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE "
+pgbench_until($node, "SELECT EXISTS (SELECT FROM walsizer.decisions WHERE "
 	  . growth_sql() . " AND at > '$since')", 60, '-c', 4, '-j', 4);
 my @changes = decision_rows($node, "new_mb <> old_mb AND at > '$since'");
 ok(@changes >= 1, 'the load made walsizer act: '
@@ -184,7 +184,7 @@ is(scalar(grep { $_->{action} ne 'grow' } @changes), 0, 'from 32 MB, only grows'
 is(scalar(grep { $_->{new_mb} > $cap_mb || $_->{new_mb} % 16 } @changes), 0,
 	'all within the disk cap, in segments');
 my ($needed, $recommend) = split /\|/, $node->safe_psql('postgres',
-	'SELECT s.needed_mb, r.recommended_mb FROM walsizer.status() s, walsizer.recommend() r');
+	'SELECT s.needed_mb, r.recommended_mb FROM walsizer.status s, walsizer.recommendation r');
 cmp_ok($needed, '<', $cap_mb, "status needed_mb $needed is sane");
 cmp_ok($recommend, '<=', $cap_mb, "recommend() says $recommend MB");
 my $grown_mb = setting('max_wal_size');
@@ -206,7 +206,7 @@ my $window_s = setting('walsizer.interval');
 my $horizon_s = 4 * $window_s > 2 * $timeout_s ? 4 * $window_s : 2 * $timeout_s;
 my $idle_bound_s = 2 * (2 * $timeout_s + $horizon_s);
 my $idle_at = time;
-ok(poll_until($node, 'SELECT needed_mb * 2 < max_wal_size_mb FROM walsizer.status()',
+ok(poll_until($node, 'SELECT needed_mb * 2 < max_wal_size_mb FROM walsizer.status',
 		$idle_bound_s),
 	"idle, the load needs less than half within $idle_bound_s s")
   or diag('needed_mb ' . status_value($node, 'needed_mb') . ", max_wal_size $grown_mb MB");
@@ -222,7 +222,7 @@ alter_system('walsizer.shrink_after' => '1');
 # one quiet window and the cooldown
 my $shrink_bound_s = 2 * (1 + setting('walsizer.cooldown') + 1) * $window_s;
 ok(poll_until($node,
-		"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'shrink' AND at > '$since')",
+		"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'shrink' AND at > '$since')",
 		$shrink_bound_s),
 	"the same state with shrink_after = 1 does shrink, within $shrink_bound_s s");
 alter_system('walsizer.shrink_after' => '0', 'walsizer.headroom' => undef,
@@ -231,7 +231,7 @@ alter_system('walsizer.shrink_after' => '0', 'walsizer.headroom' => undef,
 # --- the fastest cadence -----------------------------------------------------
 alter_system('walsizer.sample_interval' => '100ms',
 	'walsizer.interval' => '1s');
-wait_for($node, 'SELECT window_s = 1 AND sample_interval_ms = 100 FROM walsizer.status()',
+wait_for($node, 'SELECT window_s = 1 AND sample_interval_ms = 100 FROM walsizer.status',
 	'a 1 s window sampled every 100 ms');
 my %windows;
 my $max_age = 0;
@@ -245,7 +245,7 @@ while (time < $until)
 {
 	my ($last, $age) = split /\|/, $node->safe_psql('postgres',
 		'SELECT last_check_at, extract(epoch FROM clock_timestamp() - last_check_at) '
-		  . 'FROM walsizer.status()');
+		  . 'FROM walsizer.status');
 	$windows{$last} = 1;
 	$max_age = $age if $age > $max_age;
 	sleep 0.2;

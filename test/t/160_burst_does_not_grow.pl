@@ -21,7 +21,7 @@ my $node = walsizer_node('burst',
 		wal_level => 'replica',
 		'walsizer.interval' => "'2s'",
 		autovacuum => 'off' });
-wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status',
 	'walsizer measured a window');
 $node->safe_psql('postgres', 'CHECKPOINT');
 
@@ -37,7 +37,7 @@ cmp_ok($burst_mb, '<', 400, 'and stayed well below the 1 GB trigger');
 # three windows after it: time for any decision the burst could cause
 my $windows_after = status_value($node, 'last_check_at');
 wait_for($node,
-	"SELECT last_check_at > '$windows_after'::timestamptz + interval '5 s' FROM walsizer.status()",
+	"SELECT last_check_at > '$windows_after'::timestamptz + interval '5 s' FROM walsizer.status",
 	'three more windows ended');
 note_decisions($node, 'decisions after the burst');
 is(scalar(decision_rows($node, "new_mb <> old_mb")), 0,

@@ -34,7 +34,7 @@ my $since = $node->safe_psql('postgres', 'SELECT now()');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'error')",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'error')",
 	'the failure is recorded');
 
 # 25 s: 250 samples, each of which decides to protect the volume
@@ -60,7 +60,7 @@ is(status_value($node, 'worker_pid'), $pid, 'the worker kept running');
 # writing works again: the change goes through at the next retry
 chmod 0700, $data_dir or die "chmod $data_dir: $!";
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'protect' AND confirmed AND at >= '$since')",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'protect' AND confirmed AND at >= '$since')",
 	'the protecting change goes through once writing works');
 cmp_ok(setting_mb($node, 'max_wal_size'), '<', 102400, 'max_wal_size was lowered');
 is(log_count($node, qr/LOG:  pg_walsizer changed max_wal_size after \d+ failed attempts/,

@@ -36,7 +36,7 @@ sub wait_for_quiet_windows
 {
 	my ($at_least) = @_;
 	ok(poll_until($node,
-			"SELECT coalesce(substring(next_reason from '(\\d+) of \\d+ quiet windows')::int, 0) >= $at_least FROM walsizer.status()",
+			"SELECT coalesce(substring(next_reason from '(\\d+) of \\d+ quiet windows')::int, 0) >= $at_least FROM walsizer.status",
 			120),
 		"at least $at_least quiet windows counted");
 }
@@ -52,7 +52,7 @@ sub worker_back
 {
 	my ($old_pid) = @_;
 	wait_for($node,
-		"SELECT worker_pid IS NOT NULL AND worker_pid <> $old_pid FROM walsizer.status()",
+		"SELECT worker_pid IS NOT NULL AND worker_pid <> $old_pid FROM walsizer.status",
 		'a new worker runs');
 }
 
@@ -60,7 +60,7 @@ sub worker_back
 wait_for_quiet_windows(6);
 # no window ends for an hour: the count stands still from here on
 alter_system('walsizer.interval', '1h');
-wait_for($node, 'SELECT window_s = 3600 FROM walsizer.status()', 'windows of an hour');
+wait_for($node, 'SELECT window_s = 3600 FROM walsizer.status', 'windows of an hour');
 my $before_stop = planned_quiet_windows();
 my $pid = status_value($node, 'worker_pid');
 $node->restart;
@@ -82,7 +82,7 @@ for my $round (1, 2)
 			"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'pg_walsizer'"),
 		't', "pg_terminate_backend() of the worker ($round)");
 	ok(poll_until($node,
-			"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM walsizer.status()", 90),
+			"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM walsizer.status", 90),
 		"terminated ($round): a new worker runs");
 	my $took = time() - $t0;
 	# bgw_restart_time is 5 s; a worker that exited 0 would never come back
@@ -114,19 +114,19 @@ cmp_ok($after_crash, '>=', $before_crash - 15,
 
 # --- check_now() measures and decides, but counts no window ---------------
 alter_system('walsizer.interval', '1h');
-wait_for($node, 'SELECT window_s = 3600 FROM walsizer.status()', 'windows of an hour again');
+wait_for($node, 'SELECT window_s = 3600 FROM walsizer.status', 'windows of an hour again');
 my $kept = planned_quiet_windows() - 1;
 # three more quiet windows would shrink; twelve calls must not
 alter_system('walsizer.shrink_after', $kept + 3);
-wait_for($node, "SELECT next_reason ~ ' of " . ($kept + 3) . " quiet windows' FROM walsizer.status()",
+wait_for($node, "SELECT next_reason ~ ' of " . ($kept + 3) . " quiet windows' FROM walsizer.status",
 	'shrink_after three windows away');
 my $calls = 0;
 for (1 .. 12)
 {
-	my $checked = $node->safe_psql('postgres', 'SELECT last_check_at FROM walsizer.status()');
+	my $checked = $node->safe_psql('postgres', 'SELECT last_check_at FROM walsizer.status');
 	my $ended = $checked eq '' ? 'last_check_at IS NOT NULL' : "last_check_at > '$checked'";
 	$calls++ if $node->safe_psql('postgres', 'SELECT walsizer.check_now()') eq 't';
-	ok(poll_until($node, "SELECT $ended FROM walsizer.status()", 30),
+	ok(poll_until($node, "SELECT $ended FROM walsizer.status", 30),
 		'the worker ended the window early');
 }
 is($calls, 12, 'check_now() reached the worker twelve times');

@@ -50,7 +50,7 @@ sub set_shift
 }
 
 ok(poll_until($node,
-		"SELECT (SELECT coalesce(substring(next_reason from '(\\d+) of \\d+ quiet windows')::int, 0) FROM walsizer.status()) >= 3",
+		"SELECT (SELECT coalesce(substring(next_reason from '(\\d+) of \\d+ quiet windows')::int, 0) FROM walsizer.status) >= 3",
 		60),
 	'windows end before the step');
 
@@ -63,7 +63,7 @@ $node->safe_psql('postgres', 'SELECT pg_sleep(8)');
 my $after = quiet_windows();
 cmp_ok($after - $before, '>=', 4,
 	"windows went on ending after the step: $before -> $after in 8 s");
-ok(poll_until($node, "SELECT last_check_at > now() - interval '5 seconds' FROM walsizer.status()", 10),
+ok(poll_until($node, "SELECT last_check_at > now() - interval '5 seconds' FROM walsizer.status", 10),
 	'the latest window end is stamped with the new wall clock');
 
 # and forward again: an hour of wall time passes in an instant, which must

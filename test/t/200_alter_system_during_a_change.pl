@@ -44,13 +44,13 @@ cmp_ok($waited, '>', 1, sprintf('the DBA\'s ALTER SYSTEM waited %.1f s for walsi
 is(auto_conf_max_wal_size($node), '64MB',
 	'postgresql.auto.conf holds the DBA\'s value, written after walsizer\'s');
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'protect')",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'protect')",
 	'walsizer recorded its own change');
 
 # the DBA reloads: the value is adopted and stays
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 wait_for($node,
-	"SELECT EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 64)",
+	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 64)",
 	'the DBA\'s 64 MB is adopted');
 $node->safe_psql('postgres', 'SELECT pg_sleep(3)');
 is($node->safe_psql('postgres', 'SHOW max_wal_size'), '64MB', 'the server runs the DBA\'s value');

@@ -108,7 +108,7 @@ for my $crash (1 .. 2)
 		"crash $crash: a checkpoint under the load completed");
 	sleep $offsets[ $crash - 1 ];
 	my ($estimate, $source) = split /\|/, $node->safe_psql('postgres',
-		'SELECT estimated_recovery_s, replay_rate_source FROM walsizer.status()');
+		'SELECT estimated_recovery_s, replay_rate_source FROM walsizer.status');
 	my $pending_mb = wal_since_completed_checkpoint_mb();
 	kill9_all($node);
 	reap_orphans_here();
@@ -146,7 +146,7 @@ for my $crash (1 .. 2)
 				  . 'on the same load either', $crash, $late_down));
 	}
 
-	wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+	wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 		"crash $crash: the worker runs again");
 	my $log = slurp_file($node->logfile, $log_offset);
 	like($log, qr/LOG:  crash recovery replayed \d+ MB in [\d.]+ s: [\d.]+ MB\/s/,
@@ -178,7 +178,7 @@ for my $crash (1 .. 2)
 my $rate = status_value($node, 'replay_rate_bytes_per_s');
 $log_offset = -s $node->logfile;
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()', 'worker back');
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status', 'worker back');
 unlike(slurp_file($node->logfile, $log_offset), qr/crash recovery replayed/,
 	'a clean restart measures no recovery');
 is(status_value($node, 'replay_rate_bytes_per_s'), $rate,

@@ -47,9 +47,9 @@ sub adopt_count { return scalar decision_rows($node, "action = 'adopt'") }
 $node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
 	'-p', $node->port, 'postgres' ], 'pgbench tables created');
 run_pgbench($node, 8, 2);
-wait_for($node, "EXISTS (SELECT FROM walsizer.decisions() WHERE " . growth_sql() . ")",
+wait_for($node, "EXISTS (SELECT FROM walsizer.decisions WHERE " . growth_sql() . ")",
 	'walsizer grew max_wal_size');
-wait_for($node, 'SELECT pending_mb IS NULL FROM walsizer.status()',
+wait_for($node, 'SELECT pending_mb IS NULL FROM walsizer.status',
 	'the growth runs');
 my $grown_mb = setting_mb($node, 'max_wal_size');
 note("walsizer grew max_wal_size to $grown_mb MB");
@@ -63,10 +63,10 @@ is(status_value($node, 'shadowed_max_wal_size_mb'), 32,
 
 append_postgresql_conf("max_wal_size = '${grown_mb}MB'");
 $node->reload;
-wait_for($node, 'SELECT shadowed_max_wal_size_mb IS NULL FROM walsizer.status()',
+wait_for($node, 'SELECT shadowed_max_wal_size_mb IS NULL FROM walsizer.status',
 	'the worker read the edit: postgresql.conf now agrees with what runs');
 $node->safe_psql('postgres', 'SELECT pg_sleep(3)');
-wait_for($node, 'SELECT floor_mb = ' . $grown_mb . ' FROM walsizer.status()',
+wait_for($node, 'SELECT floor_mb = ' . $grown_mb . ' FROM walsizer.status',
 	'an edit to the running value makes it the floor');
 is(adopt_count(), 1, 'recorded as one adoption');
 my ($running_adopt) = decision_rows($node, "action = 'adopt'");
@@ -83,7 +83,7 @@ my $line = append_postgresql_conf("walsizer.max = '4GB'", 'walsizer.cooldown = 1
 	"max_wal_size = '2GB'");
 $node->reload;
 wait_for($node,
-	"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 2048)",
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 2048)",
 	'the postgresql.conf edit is adopted');
 wait_for($node, "current_setting('max_wal_size') = '2GB'",
 	'the server runs the DBA\'s 2GB');
@@ -96,7 +96,7 @@ is(auto_conf_max_wal_size($node), '2048MB',
 	'written into postgresql.auto.conf, where it applies');
 wait_for($node,
 	"SELECT max_wal_size_source = 'adopted from postgresql.conf:$line' "
-	  . 'AND shadowed_max_wal_size_mb IS NULL FROM walsizer.status()',
+	  . 'AND shadowed_max_wal_size_mb IS NULL FROM walsizer.status',
 	'status() says the running value is the one adopted from postgresql.conf');
 is(status_value($node, 'floor_mb'), 2048, 'the DBA\'s value is the floor');
 
@@ -108,7 +108,7 @@ note_decisions($node, 'after the load');
 cmp_ok(setting_mb($node, 'max_wal_size'), '>=', 2048,
 	'never lowered below the DBA\'s value');
 is(scalar decision_rows($node,
-		"new_mb < 2048 AND at > (SELECT max(at) FROM walsizer.decisions() WHERE action = 'adopt')"),
+		"new_mb < 2048 AND at > (SELECT max(at) FROM walsizer.decisions WHERE action = 'adopt')"),
 	0, 'no decision since went below it');
 is(adopt_count(), 2, 'adopted exactly once');
 is(log_count($node, qr/pg_walsizer adopted max_wal_size 2048 MB from the configuration files/,
@@ -122,7 +122,7 @@ is(status_value($node, 'max_wal_size_source'), "adopted from postgresql.conf:$li
 # lowered below it; the DBA's value stays (with a warning).
 append_postgresql_conf("walsizer.max = '1GB'");
 $node->reload;
-wait_for($node, 'SELECT cap_mb = 1024 FROM walsizer.status()', 'walsizer.max lowered');
+wait_for($node, 'SELECT cap_mb = 1024 FROM walsizer.status', 'walsizer.max lowered');
 $node->safe_psql('postgres', 'SELECT pg_sleep(2)');
 is(setting_mb($node, 'max_wal_size'), 2048,
 	'a lowered walsizer.max leaves the adopted value alone: it is the DBA\'s');
@@ -137,7 +137,7 @@ $node->append_conf('walsizer_test.conf',
 append_postgresql_conf("include 'walsizer_test.conf'");
 $node->reload;
 wait_for($node,
-	"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 96)",
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 96)",
 	'the included file\'s value is adopted');
 wait_for($node, "current_setting('max_wal_size') = '96MB'",
 	'the server runs the included file\'s 96MB');
@@ -148,7 +148,7 @@ like($included->{reason},
 	'the reason names the included file and its line');
 wait_for($node,
 	"SELECT max_wal_size_source = 'adopted from walsizer_test.conf:2' AND floor_mb = 96 "
-	  . 'FROM walsizer.status()',
+	  . 'FROM walsizer.status',
 	'status() names the included file; its value is the floor');
 $node->safe_psql('postgres', 'SELECT pg_sleep(2)');
 is(adopt_count(), 3, 'adopted once');
@@ -158,7 +158,7 @@ is(setting_mb($node, 'max_wal_size'), 96, 'and kept');
 
 append_postgresql_conf('walsizer.dry_run = on');
 $node->reload;
-wait_for($node, 'SELECT dry_run FROM walsizer.status()', 'dry run on');
+wait_for($node, 'SELECT dry_run FROM walsizer.status', 'dry run on');
 # The last line wins even when the server cannot use it (below the 2 MB
 # minimum): no earlier line takes its place, so there is nothing to adopt.
 open(my $fh, '>', $node->data_dir . '/walsizer_test.conf') or die $!;
@@ -176,13 +176,13 @@ print $fh "# written by the configuration manager\nmax_wal_size = '160MB'\n";
 close $fh;
 $node->reload;
 wait_for($node,
-	"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'advise' AND new_mb = 160)",
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'advise' AND new_mb = 160)",
 	'a dry run advises the edit');
 my ($advice) = decision_rows($node, "action = 'advise' AND new_mb = 160");
 like($advice->{reason},
 	qr/^dry run \(adopt\): max_wal_size = 160 MB set in walsizer_test\.conf line 2, shadowed by postgresql\.auto\.conf; would adopt it/,
 	'the advice says what it would adopt, and from where');
-wait_for($node, 'SELECT shadowed_max_wal_size_mb = 160 FROM walsizer.status()',
+wait_for($node, 'SELECT shadowed_max_wal_size_mb = 160 FROM walsizer.status',
 	'status() shows the shadowed 160 MB');
 $node->safe_psql('postgres', 'SELECT pg_sleep(3)');
 is(setting_mb($node, 'max_wal_size'), 96, 'a dry run changes nothing');
@@ -198,7 +198,7 @@ print $fh "# written by the configuration manager\nmax_wal_size = '256MB'\n";
 close $fh;
 $log_before = -s $node->logfile;
 $node->start;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 	'worker back after the restart');
 $node->safe_psql('postgres', 'SELECT pg_sleep(3)');
 is(log_count($node,

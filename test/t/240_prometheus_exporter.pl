@@ -2,8 +2,8 @@
 # (each major's statistics, and the exporter each Debian release ships: test/pg-matrix.sh runs it on every major)
 #
 # The real prometheus-postgres-exporter, given monitoring/
-# postgres_exporter_queries.yaml, serves walsizer.status() and
-# walsizer.decision_counts() as Prometheus metrics: each with its help
+# postgres_exporter_queries.yaml, serves walsizer.status and
+# walsizer.decision_counts as Prometheus metrics: each with its help
 # text and its type, gauges with status()'s values in bytes and seconds,
 # counters that never go down (the decisions by action also across a
 # restart), connected as a pg_monitor member.  Without the extension in
@@ -215,8 +215,8 @@ sub expected_now
 {
 	my $sql = 'SELECT ' . join(', ', map { "($from_status{$_})::float8" } @status_metrics)
 	  . ', (SELECT string_agg(action || \'=\' || total, \',\' ORDER BY action)'
-	  . '     FROM walsizer.decision_counts())'
-	  . ' FROM walsizer.status()';
+	  . '     FROM walsizer.decision_counts)'
+	  . ' FROM walsizer.status';
 	my @row = split /\|/, $node->safe_psql('postgres', $sql);
 	my %expected;
 	@expected{@status_metrics} = @row[ 0 .. $#status_metrics ];
@@ -273,10 +273,10 @@ sub scrape_between_reads
 my $exporter_run = start_exporter('postgres', 'walsizer_exporter');
 my $load = start_pgbench($node, '-c', '4', '-j', '4', '-T', '12');
 ok(poll_until($node,
-		"(SELECT sum(total) FROM walsizer.decision_counts() WHERE action IN ('grow', 'capped')) > 0",
+		"(SELECT sum(total) FROM walsizer.decision_counts WHERE action IN ('grow', 'capped')) > 0",
 		40),
 	'walsizer grew max_wal_size under the load');
-wait_for($node, 'SELECT wal_rate_bytes_per_s > 0 AND total_wal_bytes > 0 FROM walsizer.status()',
+wait_for($node, 'SELECT wal_rate_bytes_per_s > 0 AND total_wal_bytes > 0 FROM walsizer.status',
 	'walsizer measures the load');
 
 my ($loaded, $before, $after, @missed) = scrape_between_reads($exporter_run);
@@ -328,9 +328,9 @@ cmp_ok(value($loaded, 'walsizer_max_recovery_time_seconds') // 0, '==', 300,
 cmp_ok(value($loaded, 'walsizer_worker_up') // 0, '==', 1, 'the worker is up');
 my $info = join ' ', keys %{ $loaded->{walsizer_status_info}{samples} };
 like($info, qr/role="primary"/, 'the info metric says the role');
-my $cap_source = $node->safe_psql('postgres', 'SELECT cap_source FROM walsizer.status()');
+my $cap_source = $node->safe_psql('postgres', 'SELECT cap_source FROM walsizer.status');
 like($info, qr/cap_source="\Q$cap_source\E"/, "the info metric says where the cap comes from: $cap_source");
-my $last_action = $node->safe_psql('postgres', 'SELECT last_action FROM walsizer.status()');
+my $last_action = $node->safe_psql('postgres', 'SELECT last_action FROM walsizer.status');
 note("status_info: $info; last_action now: $last_action");
 
 # --- after the load: the counters went on, none went down ------------------
@@ -339,7 +339,7 @@ my ($rc) = finish_pgbench($load);
 is($rc, 0, 'pgbench ran to its end');
 # a window ends after the load, so its WAL is in the totals
 my $windows_after = status_value($node, 'last_check_at');
-wait_for($node, "SELECT last_check_at > '$windows_after' FROM walsizer.status()",
+wait_for($node, "SELECT last_check_at > '$windows_after' FROM walsizer.status",
 	'a window ended after the load');
 my ($idle, $idle_before, $idle_after, @idle_missed) = scrape_between_reads($exporter_run);
 is("@idle_missed", '', 'after the load too, every value is status()\'s and decision_counts()\'s');
@@ -370,7 +370,7 @@ unlike($log_before_restart, qr/level=error/i, 'the exporter logged no error')
 
 my %decisions_before_restart = %{ $idle->{walsizer_decisions_total}{samples} };
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()', 'the worker runs again');
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status', 'the worker runs again');
 # The exporter finds its connection broken at the first scrape after the
 # restart (pg_exporter_last_scrape_error 1, no walsizer metric) and opens
 # a new one at the next.
@@ -433,13 +433,13 @@ ok($node->wait_for_log(qr/pg_walsizer loaded \d+ recorded decisions/, $offset),
 	'the version 3 file was read');
 is($node->safe_psql('postgres',
 		"SELECT string_agg(c.action || '=' || c.total, ',' ORDER BY c.action)"
-		  . ' FROM walsizer.decision_counts() c'),
+		  . ' FROM walsizer.decision_counts c'),
 	$node->safe_psql('postgres',
-		"SELECT string_agg(a || '=' || (SELECT count(*) FROM walsizer.decisions() d WHERE d.action = a), ',' ORDER BY a)"
+		"SELECT string_agg(a || '=' || (SELECT count(*) FROM walsizer.decisions d WHERE d.action = a), ',' ORDER BY a)"
 		  . ' FROM unnest(ARRAY[' . join(',', map { "'$_'" } @actions) . ']) a'),
 	'from a version 3 file, the totals are the decisions its history holds');
-is($node->safe_psql('postgres', 'SELECT sum(total) FROM walsizer.decision_counts()'),
-	$node->safe_psql('postgres', 'SELECT decisions_total FROM walsizer.status()'),
+is($node->safe_psql('postgres', 'SELECT sum(total) FROM walsizer.decision_counts'),
+	$node->safe_psql('postgres', 'SELECT decisions_total FROM walsizer.status'),
 	'and, as that history never wrapped, all the decisions made');
 
 # --- what a DBA sees when the exporter cannot read pg_walsizer ---------------
@@ -453,8 +453,8 @@ is(value($broken, 'pg_exporter_last_scrape_error'), 1,
 is(join(' ', grep { /^walsizer/ } sort keys %$broken), '',
 	'without the extension: no walsizer metric at all (so absent() alerts)');
 $log = stop_exporter($run);
-like($log, qr/Error running query.*schema \\?"walsizer\\?" does not exist/,
-	'without the extension: the exporter\'s log says the schema is missing');
+like($log, qr/Error running query.*relation \\?"walsizer\.status\\?" does not exist/,
+	'without the extension: the exporter\'s log says the view is missing');
 
 # a role that is not a member of pg_monitor
 $run = start_exporter('postgres', 'walsizer_outsider');
@@ -464,7 +464,7 @@ is(value($broken, 'pg_exporter_last_scrape_error'), 1,
 is(join(' ', grep { /^walsizer/ } sort keys %$broken), '',
 	'without pg_monitor: no walsizer metric at all');
 $log = stop_exporter($run);
-like($log, qr/permission denied for function status/,
+like($log, qr/permission denied for view status/,
 	'without pg_monitor: the exporter\'s log says which permission is missing');
 
 $node->stop;

@@ -31,7 +31,7 @@ sub grow
 	my ($what) = @_;
 	my $before = decision_rows($node, growth_sql() . ' AND confirmed');
 	ok(pgbench_until($node,
-			"(SELECT count(*) FROM walsizer.decisions() WHERE "
+			"(SELECT count(*) FROM walsizer.decisions WHERE "
 			  . growth_sql() . " AND confirmed) > $before",
 			90, '-c', 4, '-j', 4),
 		"walsizer grew $what");
@@ -70,7 +70,7 @@ is(auto_conf_max_wal_size($node), undef, 'postgresql.auto.conf still sets no max
 is(setting_mb($node, 'max_wal_size'), $grown, 'nothing was reloaded on the DBA\'s behalf');
 $node->reload;
 wait_for($node,
-	"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 32 "
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 32 "
 	  . "AND reason LIKE '%with ALTER SYSTEM%')",
 	'after the reload the reset value (postgresql.conf\'s 32 MB) is adopted');
 is(status_value($node, 'max_wal_size_source') =~ /^postgresql\.conf:\d+$/ ? 1 : 0, 1,
@@ -89,13 +89,13 @@ like(slurp_file($node->data_dir . '/postgresql.auto.conf'), qr/^max_wal_size = '
 	'the DBA\'s 320 MB is still in postgresql.auto.conf');
 $node->reload;
 wait_for($node,
-	"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 320)",
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 320)",
 	'after the reload the DBA\'s 320 MB is adopted');
 # status() is published at the end of the iteration that recorded the adoption
-wait_for($node, 'SELECT floor_mb = 320 FROM walsizer.status()', 'and is the floor');
+wait_for($node, 'SELECT floor_mb = 320 FROM walsizer.status', 'and is the floor');
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET max_wal_size');
 $node->reload;
-wait_for($node, 'SELECT floor_mb = 32 FROM walsizer.status()', 'reset to 32 MB again');
+wait_for($node, 'SELECT floor_mb = 32 FROM walsizer.status', 'reset to 32 MB again');
 
 # --- 3. an unreloaded postgresql.conf edit is not reloaded by walsizer ------------
 
@@ -110,7 +110,7 @@ is($node->safe_psql('postgres', 'SHOW work_mem'), $work_mem,
 	'the DBA\'s unreloaded work_mem was not applied for them');
 is(setting_mb($node, 'max_wal_size'), $grown, 'nor was max_wal_size changed');
 $node->reload;
-wait_for($node, "EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'shrink' AND confirmed "
+wait_for($node, "EXISTS (SELECT FROM walsizer.decisions WHERE action = 'shrink' AND confirmed "
 	  . "AND at > now() - interval '60 s')",
 	'after the DBA\'s reload walsizer goes on (it shrinks)');
 
@@ -120,17 +120,17 @@ ok(defined auto_conf_max_wal_size($node),
 	'postgresql.auto.conf holds walsizer\'s value, which shadows postgresql.conf');
 $node->append_conf('postgresql.conf', "walsizer.enable = off\n");
 $node->reload;
-wait_for($node, 'SELECT NOT enabled FROM walsizer.status()', 'walsizer disabled');
+wait_for($node, 'SELECT NOT enabled FROM walsizer.status', 'walsizer disabled');
 $node->append_conf('postgresql.conf', "max_wal_size = '2GB'\n");
 $node->reload;
-wait_for($node, 'SELECT shadowed_max_wal_size_mb = 2048 FROM walsizer.status()',
+wait_for($node, 'SELECT shadowed_max_wal_size_mb = 2048 FROM walsizer.status',
 	'the postgresql.conf edit is shadowed by postgresql.auto.conf');
 $node->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '4GB'");
 $node->reload;
-wait_for($node, "SELECT max_wal_size_mb = 4096 FROM walsizer.status()", 'the DBA\'s 4 GB runs');
+wait_for($node, "SELECT max_wal_size_mb = 4096 FROM walsizer.status", 'the DBA\'s 4 GB runs');
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
-wait_for($node, 'SELECT enabled FROM walsizer.status()', 'walsizer enabled again');
+wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled again');
 # a few windows for the old edit to be (wrongly) adopted
 $node->safe_psql('postgres', 'SELECT walsizer.check_now(), pg_sleep(1)') for 1 .. 5;
 is(setting_mb($node, 'max_wal_size'), 4096, 'the newer ALTER SYSTEM value still runs');
@@ -143,15 +143,15 @@ is(status_value($node, 'floor_mb'), 4096, 'and the floor is the DBA\'s newest va
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET max_wal_size');
 $node->append_conf('postgresql.conf', "max_wal_size = '32MB'\n");
 $node->reload;
-wait_for($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status()', 'back at 32 MB');
+wait_for($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status', 'back at 32 MB');
 $grown = grow('before the DBA writes that value in postgresql.conf');
 $node->append_conf('postgresql.conf', "max_wal_size = '${grown}MB'\n");
 $node->reload;
 wait_for($node,
-	"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = $grown "
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = $grown "
 	  . "AND reason LIKE '%is the value the server runs; adopted as the new baseline')",
 	'the edit to the running value is adopted as the baseline');
-wait_for($node, "SELECT floor_mb = $grown FROM walsizer.status()", "the floor is the DBA's $grown MB");
+wait_for($node, "SELECT floor_mb = $grown FROM walsizer.status", "the floor is the DBA's $grown MB");
 # idle windows that would shrink anything above the floor
 $node->safe_psql('postgres', 'SELECT walsizer.check_now(), pg_sleep(1)') for 1 .. 6;
 cmp_ok(setting_mb($node, 'max_wal_size'), '>=', $grown, 'never shrunk below it');
@@ -179,7 +179,7 @@ my $fail = walsizer_node('seams_fail',
 $fail->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '2GB'");
 $fail->reload;
 wait_for($fail,
-	"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'adopt' AND new_mb = 2048)",
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 2048)",
 	'the DBA\'s 2 GB is adopted (second server)');
 my $data_dir = $fail->data_dir;
 $offset = -s $fail->logfile;
@@ -208,7 +208,7 @@ cmp_ok($gap, '<', 17,
 	'the failed shrink was retried on the backoff, not after another shrink_after (20) quiet windows');
 cmp_ok($gap, '>=', 9, 'and not before the backoff');
 ok(poll_until($fail,
-		"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'shrink' AND confirmed)", 60),
+		"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'shrink' AND confirmed)", 60),
 	'the shrink went through once writes work again');
 $fail->stop;
 
@@ -222,7 +222,7 @@ command_ok([ 'pg_ctl', '-D', $cmdline->data_dir, '-l', $pg_ctl_log, '-w',
 $cmdline->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $cmdline->host,
 	'-p', $cmdline->port, 'postgres' ], 'pgbench tables created (third server)');
 ok(pgbench_until($cmdline,
-		"EXISTS (SELECT FROM walsizer.decisions() WHERE action = 'blocked')",
+		"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'blocked')",
 		90, '-c', 4, '-j', 4),
 	'a growth is reported as blocked');
 run_pgbench($cmdline, 3, 4);

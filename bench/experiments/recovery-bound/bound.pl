@@ -39,7 +39,7 @@ sub status_row
 	my ($node) = @_;
 	my @v = split /\|/, $node->safe_psql('postgres',
 		'SELECT max_wal_size_mb, cap_mb, cap_source, estimated_recovery_s, '
-		  . 'replay_rate_source, replay_rate_bytes_per_s FROM walsizer.status()');
+		  . 'replay_rate_source, replay_rate_bytes_per_s FROM walsizer.status');
 	my %s;
 	@s{qw(size cap source estimate rate_source rate)} = @v;
 	return \%s;
@@ -108,7 +108,7 @@ for my $clients (@levels)
 			sprintf('c%d crash %d: estimate %.2f s is at least 0.8 x the real %.2f s',
 				$clients, $crash, $s->{estimate}, $down));
 
-		wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status()',
+		wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
 			"c$clients crash $crash: the worker runs again");
 		$load = start_pgbench($node, '-c', $clients, '-j', 2, '-T', 900);
 	}
@@ -117,7 +117,7 @@ for my $clients (@levels)
 	sleep 60;
 	my $end = status_row($node);
 	my $capped = $node->safe_psql('postgres',
-		"SELECT count(*) FROM walsizer.decisions() WHERE action = 'capped' "
+		"SELECT count(*) FROM walsizer.decisions WHERE action = 'capped' "
 		  . "AND reason LIKE '%recovery_time%'");
 	note(sprintf('c%d after %d crashes: max_wal_size %d MB, cap %d MB (%s) from a %s rate of %.0f MB/s, estimate %.1f s; %d growths capped by the recovery time',
 			$clients, $kills, @$end{qw(size cap source rate_source)},

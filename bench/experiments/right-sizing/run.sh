@@ -12,7 +12,7 @@
 # not loaded) or a size in MB with pg_walsizer preloaded (for burst).
 # Each run gets a throwaway PostgreSQL 15 cluster (checkpoint_timeout 30s,
 # shared_buffers 128MB, autovacuum off) in /tmp, served as postgres.  One
-# CSV line per run goes to OUTDIR/runs.csv; the log, walsizer.decisions()
+# CSV line per run goes to OUTDIR/runs.csv; the log, walsizer.decisions
 # and the one-second samples go to OUTDIR/NAME/.  pg_walsizer must be
 # installed for PostgreSQL 15 (make install).
 set -euo pipefail
@@ -103,11 +103,11 @@ CONF
         ratio=$(python3 -c "print(round($final / $need, 2))")
     fi
     if [[ $preload == on ]]; then
-        "${psql[@]}" -F, -c "SELECT round(extract(epoch FROM at) - $t0, 1), action, old_mb, new_mb, reason FROM walsizer.decisions()" >"$rundir/decisions.csv"
+        "${psql[@]}" -F, -c "SELECT round(extract(epoch FROM at) - $t0, 1), action, old_mb, new_mb, reason FROM walsizer.decisions" >"$rundir/decisions.csv"
         first=$(awk -F, '$3 != $4 {print $2 " " $3 "->" $4; exit}' "$rundir/decisions.csv")
         first_at=$(awk -F, '$3 != $4 {print $1; exit}' "$rundir/decisions.csv")
         changes=$(awk -F, '$3 != $4' "$rundir/decisions.csv" | wc -l)
-        "${psql[@]}" -x -c 'SELECT * FROM walsizer.status()' >"$rundir/status.txt"
+        "${psql[@]}" -x -c 'SELECT * FROM walsizer.status' >"$rundir/status.txt"
     fi
     as_pg pg_ctl -D "$dir/data" -m fast -w stop >/dev/null
     echo "$name,$kind,$config,$scale,$clients,$seconds,$forced,$timed,$wal_mb,$tps,$first,$first_at,$final,$cycle_mb,$need,$ratio,$changes" >>"$outdir/runs.csv"
