@@ -21,7 +21,7 @@
  * worker, which keeps its history and size (wsw_role_changed()).
  *
  * The worker never fights the DBA: size_owner.c holds the rules of who
- * owns max_wal_size and when walsizer may write it, and size_tracking.c
+ * owns max_wal_size and when walsizer may write it, and size_owner_server.c
  * feeds it what the server runs, the configuration files as loaded (read
  * after every reload, config_files.c) and the DBA's ALTER SYSTEM
  * statements, and carries out what it concludes.
@@ -60,10 +60,10 @@
 #include "monotonic_clock.h"
 #include "policy.h"
 #include "record.h"
-#include "recovery_time.h"
+#include "recovery_bound_server.h"
 #include "server_sample.h"
 #include "shared_state.h"
-#include "size_tracking.h"
+#include "size_owner_server.h"
 #include "stats_reader.h"
 #include "walsizer.h"
 
