@@ -13,7 +13,14 @@ MODULE_big = pg_walsizer
 # build works too: pg_buildext, Debian's packaging tool, builds each
 # PostgreSQL major in its own build-NN/ directory. srcdir is defined by
 # PGXS below; these variables are expanded only when used.
-OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/src/*.c))
+#
+# src/common/ holds the pure modules, which include nothing from
+# PostgreSQL (test/pure.mk builds them without its headers, and make
+# layout-check fails if one includes them); src/server/ holds the code
+# that runs in the server.  As PostgreSQL keeps src/common apart from
+# src/backend.
+WALSIZER_SRC_DIRS = src/common src/server
+OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(addprefix $(srcdir)/,$(addsuffix /*.c,$(WALSIZER_SRC_DIRS)))))
 # One install script, 1.0's, and the update chain from it: CREATE EXTENSION
 # runs 1.0 and then each update, so a new install and an updated one are
 # made by the same statements, and every released version can still be
@@ -24,7 +31,7 @@ DATA = pg_walsizer--1.0.sql \
 	pg_walsizer--1.4--1.5.sql
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
-PG_CPPFLAGS = -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/src/common -I$(srcdir)/src/server
 # No -Werror here: a newer compiler's new warning must not break a user's
 # or a packager's build. The project's CI builds with "make COPT=-Werror"
 # (PGXS adds COPT to CFLAGS; test/pure.mk adds it to its own flags).
@@ -76,18 +83,18 @@ uninstall-docs:
 	rmdir '$(DESTDIR)$(docdir)/$(docmoduledir)' 2>/dev/null || :
 
 # The advisor: a libpq client that runs the worker's measurement and
-# policy (src/measure.c with measure_rates.c, src/policy.c with its
-# policy_*.c and recovery_bound.c, linked as they are) from outside the
+# policy (src/common/measure.c with measure_rates.c, src/common/policy.c
+# with its policy_*.c and recovery_bound.c, linked as they are) from outside the
 # server.  Installed next to the server's programs (pg_config --bindir).
 ADVISOR = pg_walsizer_advisor
 ADVISOR_OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/advisor/*.c))
-ADVISOR_SHARED_OBJS = src/measure.o src/measure_rates.o src/policy.o \
-	src/policy_utils.o src/policy_formula.o src/policy_limits.o \
-	src/policy_grow.o src/policy_shrink.o src/policy_standby.o \
-	src/recovery_bound.o
+ADVISOR_SHARED_OBJS = $(addprefix src/common/,measure.o measure_rates.o \
+	policy.o policy_utils.o policy_formula.o policy_limits.o policy_grow.o \
+	policy_shrink.o policy_standby.o recovery_bound.o)
 
-$(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/*.h)
-	$(CC) $(CFLAGS) $(PG_CFLAGS) -I$(srcdir)/src -I$(srcdir)/advisor -I$(includedir) -c -o $@ $<
+# The advisor links no server code: it sees src/common's headers only.
+$(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/common/*.h)
+	$(CC) $(CFLAGS) $(PG_CFLAGS) -I$(srcdir)/src/common -I$(srcdir)/advisor -I$(includedir) -c -o $@ $<
 
 $(ADVISOR): $(ADVISOR_OBJS) $(ADVISOR_SHARED_OBJS)
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -o $@ $^ $(LDFLAGS) -L$(libdir) -lpq -lm
@@ -108,18 +115,18 @@ uninstall: uninstall-advisor
 uninstall-advisor:
 	rm -f '$(DESTDIR)$(bindir)/$(ADVISOR)'
 
-# In an out-of-tree build the objects go to src/ and advisor/ below the
-# build directory, which nothing else creates. Absolute names: make would
-# otherwise find the source tree's directories through VPATH and create
-# nothing.
-WALSIZER_OBJDIRS = $(abspath src advisor)
+# In an out-of-tree build the objects go to src/common/, src/server/ and
+# advisor/ below the build directory, which nothing else creates. Absolute
+# names: make would otherwise find the source tree's directories through
+# VPATH and create nothing.
+WALSIZER_OBJDIRS = $(abspath $(WALSIZER_SRC_DIRS) advisor)
 $(OBJS) $(ADVISOR_OBJS): | $(WALSIZER_OBJDIRS)
 $(WALSIZER_OBJDIRS):
 	$(MKDIR_P) $@
 
 # PGXS tracks no header dependencies: a changed struct must rebuild every
 # object that uses it, or two objects would disagree on its layout.
-$(OBJS): $(wildcard $(srcdir)/src/*.h)
+$(OBJS): $(wildcard $(srcdir)/src/common/*.h $(srcdir)/src/server/*.h)
 
 # Plain C tests of the pure modules (unit tests, trace simulator, fuzzers):
 # make unit, make sim, make fuzz-smoke.  They need no server.

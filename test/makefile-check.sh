@@ -7,7 +7,9 @@
 #     which this project's own test runs use, does reach it;
 #   - without a usable pg_config, or with a pg_config whose server headers
 #     are missing (a client-only install), make stops at once with a
-#     message naming the package to install, not a compiler error.
+#     message naming the package to install, not a compiler error;
+#   - make layout-check passes, and fails, naming the file, when a pure
+#     module of src/common/ includes a PostgreSQL header.
 #
 #   test/makefile-check.sh --pg-config PATH
 #
@@ -84,6 +86,28 @@ if ((rc != 0)) && [[ $out == *"no PostgreSQL server headers"* && $out == *postgr
     ok "without server headers make stops and names postgresql-server-dev-NN"
 else
     not_ok "without server headers (exit $rc): $out"
+fi
+
+# The split between src/common/ (pure) and src/server/ is enforced: the
+# tree passes make layout-check, and a copy whose pure module includes
+# postgres.h fails it.
+rc=0
+out=$(make -C "$srcdir" -s PG_CONFIG="$pg_config" layout-check 2>&1) || rc=$?
+if ((rc == 0)); then
+    ok "make layout-check: src/common/ includes nothing from PostgreSQL"
+else
+    not_ok "make layout-check fails on the tree (exit $rc): $out"
+fi
+mkdir -p "$scratch/tree"
+tar -C "$srcdir" -cf - Makefile test/pure.mk bench/bench.mk src | tar -C "$scratch/tree" -xf -
+victim=$(cd "$scratch/tree" && ls src/common/*.c | head -n 1)
+sed -i '0,/^#include/s//#include "postgres.h"\n#include/' "$scratch/tree/$victim"
+rc=0
+out=$(make -C "$scratch/tree" -s PG_CONFIG="$pg_config" layout-check 2>&1) || rc=$?
+if ((rc != 0)) && [[ $out == *"$victim:"*'"postgres.h"'* ]]; then
+    ok "make layout-check fails when $victim includes postgres.h"
+else
+    not_ok "make layout-check with postgres.h in $victim (exit $rc): $out"
 fi
 
 echo "$passed passed, $failed failed"

@@ -7,7 +7,7 @@
 #                                          mutation applies
 #
 # Applies each mutation of test/mutations.txt, one at a time, to a fresh
-# copy of the tree (src/, the advisor's pure files, test/pure.mk,
+# copy of the tree (src/common/, the advisor's pure files, test/pure.mk,
 # test/unit, test/sim, test/fuzz),
 # builds it and runs make unit, sim and fuzz-smoke there.  A mutant is
 # killed when one of them fails (or hangs past MUTATION_TIMEOUT); it
@@ -44,7 +44,7 @@
 #
 #	id: P99
 #	function: policy_in_cooldown
-#	file: src/policy_utils.c
+#	file: src/common/policy_utils.c
 #	what: the cooldown is one window shorter
 #	from: return c->d->state.windows_since_change < c->cooldown;
 #	to: return c->d->state.windows_since_change + 1 < c->cooldown;
@@ -86,11 +86,9 @@ min_score=${MUTATION_MIN_SCORE:-90}
 fuzz_runs=${MUTATION_FUZZ_RUNS:-10000}
 suite_timeout=${MUTATION_TIMEOUT:-300}
 
-# The files mutations may change: the pure modules only.
-pure_modules="src/policy.c src/policy_utils.c src/policy_formula.c src/policy_limits.c
-	src/policy_grow.c src/policy_shrink.c src/policy_standby.c src/recovery_bound.c
-	src/measure.c src/measure_rates.c src/state_format.c src/reason_text.c src/size_owner.c
-	advisor/advice.c advisor/sample_trace.c"
+# The files mutations may change: the pure modules only (every file of
+# src/common/ and the advisor's two pure ones).
+pure_modules="$(cd "$top" && echo src/common/*.c) advisor/advice.c advisor/sample_trace.c"
 
 # make in a copy: test/pure.mk alone, sanitizer-free unit and sim builds.
 pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs"
@@ -100,7 +98,7 @@ pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs
 copy_tree() {
 	mkdir -p "$2" &&
 		(cd "$1" && tar -cf - --exclude=test/build \
-			src advisor/advice.c advisor/advice.h advisor/sample_trace.c \
+			src/common advisor/advice.c advisor/advice.h advisor/sample_trace.c \
 			advisor/sample_trace.h test/pure.mk test/unit test/sim test/fuzz) |
 		tar -C "$2" -xf -
 }

@@ -13,6 +13,9 @@
 #   make fuzz-corpus  rewrites the seed corpora in test/fuzz/corpus/
 #   make mutation     mutants of the pure modules against unit, sim and
 #                     fuzz-smoke (test/mutation.sh, test/mutations.txt)
+#   make layout-check fails if a file of src/common/ includes anything but
+#                     src/common/'s headers and the C library's (make unit
+#                     runs it first)
 #
 # unit, sim and the fuzz runs speak TAP and prove runs them: one test per
 # unit test or fuzzer, two per trace (its properties, its expected output);
@@ -20,25 +23,24 @@
 # exits with 70) fails in prove as a non-zero exit and a missing plan.
 # PROVE_FLAGS=-v shows every TAP line.
 
-PURE_SOURCES ?= $(srcdir)/src/policy.c $(srcdir)/src/policy_utils.c \
-	$(srcdir)/src/policy_formula.c $(srcdir)/src/policy_limits.c \
-	$(srcdir)/src/policy_grow.c $(srcdir)/src/policy_shrink.c \
-	$(srcdir)/src/policy_standby.c $(srcdir)/src/recovery_bound.c \
-	$(srcdir)/src/measure.c $(srcdir)/src/measure_rates.c \
-	$(srcdir)/src/size_owner.c $(srcdir)/src/state_format.c $(srcdir)/src/reason_text.c
+# The pure modules: every file of src/common/ (make layout-check holds
+# them to that).
+PURE_SOURCES ?= $(sort $(wildcard $(srcdir)/src/common/*.c))
 # The advisor's pure parts: its pipeline and its trace format, which link
 # no PostgreSQL and no libpq. The rest of advisor/ is the program around
 # them: libpq (the sampling, the secrets), the command line, the output.
 PURE_ADVISOR_SOURCES = $(srcdir)/advisor/advice.c $(srcdir)/advisor/sample_trace.c
 PURE_ALL_SOURCES = $(PURE_SOURCES) $(PURE_ADVISOR_SOURCES)
-PURE_HEADERS = $(wildcard $(srcdir)/src/*.h) $(srcdir)/advisor/advice.h \
+PURE_HEADERS = $(wildcard $(srcdir)/src/common/*.h) $(srcdir)/advisor/advice.h \
 	$(srcdir)/advisor/sample_trace.h
 PURE_BUILD = test/build
 
 # -fsanitize=undefined leaves out float-cast-overflow in gcc; ask for it.
 PURE_SANITIZE ?= -fsanitize=address,undefined,float-cast-overflow \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer
-PURE_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src -I$(srcdir)/advisor \
+# src/common and the advisor only: a pure module that included a server
+# header would not compile here.
+PURE_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src/common -I$(srcdir)/advisor \
 	$(PURE_SANITIZE)
 # A sanitizer report exits with 70, so that a crash is told from a failure.
 PURE_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=70 \
@@ -54,6 +56,35 @@ PURE_OBJECTS = $(patsubst $(srcdir)/%.c,$(PURE_BUILD)/obj/%.o,$(PURE_ALL_SOURCES
 $(PURE_BUILD)/obj/%.o: $(srcdir)/%.c $(PURE_HEADERS)
 	@mkdir -p $(@D)
 	@$(CC) $(PURE_CFLAGS) -c -o $@ $<
+
+# --- layout -------------------------------------------------------------
+
+# src/common/ is the pure half of the tree: its files include nothing from
+# PostgreSQL, so that the worker, the advisor and these tests link them
+# unchanged.  A quoted #include there must name a header of src/common/,
+# an angle one a header of the C99 library; anything else (postgres.h, a
+# server/ header, libpq) fails, with its file and line.
+PURE_LIBC_HEADERS = assert complex ctype errno fenv float inttypes iso646 \
+	limits locale math setjmp signal stdarg stdbool stddef stdint stdio \
+	stdlib string tgmath time wchar wctype
+PURE_LOCAL_HEADERS = $(notdir $(wildcard $(srcdir)/src/common/*.h))
+
+.PHONY: layout-check
+layout-check:
+	@cd $(srcdir)/src/common && awk -v libc='$(PURE_LIBC_HEADERS)' \
+		-v local='$(PURE_LOCAL_HEADERS)' ' \
+		BEGIN { \
+			n = split(libc, a, " "); for (i = 1; i <= n; i++) ok["<" a[i] ".h>"] = 1; \
+			n = split(local, a, " "); for (i = 1; i <= n; i++) ok["\"" a[i] "\""] = 1; \
+		} \
+		/^[ \t]*#[ \t]*include/ { \
+			h = $$0; sub(/^[ \t]*#[ \t]*include[ \t]*/, "", h); sub(/[ \t].*$$/, "", h); \
+			if (!(h in ok)) { \
+				printf "src/common/%s:%d: a pure module includes %s\n", FILENAME, FNR, h; bad = 1; \
+			} \
+		} \
+		END { exit bad }' *.c *.h || \
+		{ echo "layout-check: src/common/ may include only src/common/ and C library headers" >&2; exit 1; }
 
 # --- unit ---------------------------------------------------------------
 
@@ -75,7 +106,7 @@ $(PURE_BUILD)/unit/%: $(PURE_BUILD)/unit/%.o $(PURE_OBJECTS)
 	@$(CC) $(PURE_CFLAGS) -o $@ $< $(PURE_OBJECTS) -lm
 
 .PHONY: unit
-unit: $(UNIT_PROGRAMS)
+unit: layout-check $(UNIT_PROGRAMS)
 	@$(PURE_PROVE) --exec '' $(UNIT_PROGRAMS)
 
 # --- sim ----------------------------------------------------------------
@@ -103,7 +134,7 @@ sim-update: $(SIM_PROGRAM)
 
 # libFuzzer comes with clang (Debian: clang-14 and libclang-rt-14-dev).
 FUZZ_CC ?= clang-14
-FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src -I$(srcdir)/advisor \
+FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src/common -I$(srcdir)/advisor \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS = fuzz_policy fuzz_state fuzz_trace
 FUZZ_PROGRAMS = $(addprefix $(PURE_BUILD)/fuzz/,$(FUZZ_TARGETS))

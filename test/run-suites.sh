@@ -16,8 +16,9 @@
 #
 # As USER: build, then (as root) make install, then as USER the suites:
 #   makefile test/makefile-check.sh, one result per check: the default
-#            build has no -Werror, COPT=-Werror reaches every compile, and
-#            make without pg_config or server headers names the package
+#            build has no -Werror, COPT=-Werror reaches every compile,
+#            make without pg_config or server headers names the package,
+#            and make layout-check keeps PostgreSQL out of src/common/
 #   regress  pg_regress, one result per test (Makefile's REGRESS, plus any
 #            sql/*.sql it does not list)
 #   tap      prove, one result per test/t/*.pl file; with --no-slow-tap

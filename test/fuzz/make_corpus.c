@@ -147,7 +147,8 @@ put_cycles(Seed *seed, unsigned reach_mb, double record_mb_s,
 #define SIZE_IS_OURS 8
 #define PEAK_COVERS_CYCLE 16
 #define ENDED_EARLY 32
-#define LAST_CYCLE_TIMED 64
+#define LAST_CYCLE_TIMED 64		/* no longer read; kept so that the
+									 * corpus is written as it is stored */
 
 /* A step's change byte: the recovery-time bound changes. */
 #define CHANGE_RECOVERY_BOUND 16

@@ -132,6 +132,16 @@ start_at_a_checkpoint(WalsizerSample *s, const WalsizerMeasureSettings *set)
 	run_cycle(s, set, 1, 1, 0);
 }
 
+/* What status() would show of the latest sample. */
+static WalsizerStatusFigures
+figures_now(void)
+{
+	WalsizerStatusFigures f;
+
+	walsizer_measure_status_figures(&ms, &f);
+	return f;
+}
+
 static void
 far_redo_move_with_a_requested_checkpoint_counts_as_wal_forced(void)
 {
@@ -384,7 +394,8 @@ a_counter_reset_is_seen_in_its_timestamp_alone(void)
  * the policy decides on them as in any window.
  */
 static void
-measure_a_load_with_cycles(bool reset_midway, WalsizerMeasurements *m)
+measure_a_load_with_cycles(bool reset_midway, WalsizerMeasurements *m,
+						   WalsizerStatusFigures *f)
 {
 	WalsizerMeasureSettings set = settings_30s();
 	WalsizerSample s = first_sample();
@@ -405,6 +416,7 @@ measure_a_load_with_cycles(bool reset_midway, WalsizerMeasurements *m)
 	}
 	run_seconds(&s, &set, 5, 2, 1);
 	walsizer_measure_get(&ms, true, true, &set, m);
+	walsizer_measure_status_figures(&ms, f);
 }
 
 static void
@@ -412,9 +424,11 @@ a_counter_reset_costs_only_the_windows_checkpoint_counts(void)
 {
 	WalsizerMeasurements calm;
 	WalsizerMeasurements reset;
+	WalsizerStatusFigures calm_figures;
+	WalsizerStatusFigures reset_figures;
 
-	measure_a_load_with_cycles(false, &calm);
-	measure_a_load_with_cycles(true, &reset);
+	measure_a_load_with_cycles(false, &calm, &calm_figures);
+	measure_a_load_with_cycles(true, &reset, &reset_figures);
 
 	CHECK(!calm.counters_reset);
 	CHECK_EQ(calm.timed, 3);
@@ -432,8 +446,8 @@ a_counter_reset_costs_only_the_windows_checkpoint_counts(void)
 	CHECK_UEQ(reset.timed_cycle_peak_bytes_at_size,
 			  calm.timed_cycle_peak_bytes_at_size);
 	CHECK_EQ(reset.wal_forced_at_size, calm.wal_forced_at_size);
-	CHECK_UEQ(reset.last_cycle_bytes, calm.last_cycle_bytes);
-	CHECK_UEQ(reset.last_cycle_fpi_bytes, calm.last_cycle_fpi_bytes);
+	CHECK_UEQ(reset_figures.last_cycle_bytes, calm_figures.last_cycle_bytes);
+	CHECK_UEQ(reset_figures.last_cycle_fpi_bytes, calm_figures.last_cycle_fpi_bytes);
 	CHECK_RATE(reset.peak_rate, calm.peak_rate / (double) BYTES_PER_MB);
 	CHECK_RATE(reset.recent_rate, calm.recent_rate / (double) BYTES_PER_MB);
 	CHECK_UEQ(reset.reach_bytes, calm.reach_bytes);
@@ -793,13 +807,13 @@ forgetting_the_load_forgets_its_cycles(void)
 	walsizer_measure_add(&ms, &s, &set);
 	walsizer_measure_get(&ms, false, true, &set, &m);
 	CHECK_UCMP(m.timed_cycle_peak_bytes, >, 0);
-	CHECK(m.last_cycle_s > 0);
+	CHECK(figures_now().last_cycle_s > 0);
 	walsizer_measure_forget_load(&ms, &set);
 	write_for_one_second(&s, 1);
 	walsizer_measure_add(&ms, &s, &set);
 	walsizer_measure_get(&ms, false, true, &set, &m);
 	CHECK_UEQ(m.timed_cycle_peak_bytes, 0);
-	CHECK(m.last_cycle_s == 0);
+	CHECK(figures_now().last_cycle_s == 0);
 }
 
 static void
@@ -842,7 +856,7 @@ recent_record_rate_leaves_out_images_estimated_from_their_count(void)
 	run_seconds(&s, &set, 5, 8, 2);
 	walsizer_measure_get(&ms, false, true, &set, &m);
 	CHECK(m.recent_rate_valid);
-	CHECK(!m.fpi_bytes_measured);
+	CHECK(!figures_now().fpi_bytes_measured);
 	CHECK_RATE(m.recent_rate, 10);
 	CHECK_RATE(m.recent_record_rate, 8);
 }
@@ -869,7 +883,7 @@ recent_record_rate_uses_the_servers_image_bytes_when_counted(void)
 		walsizer_measure_add(&ms, &s, &set);
 	}
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK(m.fpi_bytes_measured);
+	CHECK(figures_now().fpi_bytes_measured);
 	CHECK_RATE(m.recent_rate, 10);
 	CHECK_RATE(m.recent_record_rate, 7);
 }
@@ -914,21 +928,21 @@ a_whole_timed_cycle_is_measured_and_counted(void)
 	walsizer_measure_start(&ms, &s, &set);
 	run_cycle(&s, &set, 10, 1, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_CMP(m.last_cycle_s, ==, 0);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 0);
 	CHECK_EQ(m.timed_cycles_at_size, 0);
 
 	run_cycle(&s, &set, 30, 2, 1);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_CMP(m.last_cycle_s, ==, 30);
-	CHECK_UEQ(m.last_cycle_bytes, 90 * BYTES_PER_MB);
-	CHECK_UEQ(m.last_cycle_fpi_bytes, 30 * BYTES_PER_MB);
-	CHECK(m.last_cycle_timed);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 30);
+	CHECK_UEQ(figures_now().last_cycle_bytes, 90 * BYTES_PER_MB);
+	CHECK_UEQ(figures_now().last_cycle_fpi_bytes, 30 * BYTES_PER_MB);
+	CHECK(figures_now().last_cycle_timed);
 	CHECK_EQ(m.timed_cycles_at_size, 1);
 	CHECK_EQ(m.wal_forced_at_size, 0);
 
 	run_cycle(&s, &set, 30, 2, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_UEQ(m.last_cycle_fpi_bytes, 0);
+	CHECK_UEQ(figures_now().last_cycle_fpi_bytes, 0);
 	CHECK_EQ(m.timed_cycles_at_size, 2);
 }
 
@@ -947,13 +961,13 @@ a_timed_cycle_lasts_most_of_checkpoint_timeout(void)
 	start_at_a_checkpoint(&s, &set);
 	run_cycle(&s, &set, 26, 1, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_CMP(m.last_cycle_s, ==, 26);
-	CHECK(!m.last_cycle_timed);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 26);
+	CHECK(!figures_now().last_cycle_timed);
 	CHECK_EQ(m.timed_cycles_at_size, 0);
 
 	run_cycle(&s, &set, 27, 1, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK(m.last_cycle_timed);
+	CHECK(figures_now().last_cycle_timed);
 	CHECK_EQ(m.timed_cycles_at_size, 1);
 }
 
@@ -972,8 +986,8 @@ a_forced_cycle_is_not_a_timed_one(void)
 	/* 30 s at 20 MB/s: 600 MB, past the 512 MB trigger at 1 GB */
 	run_cycle(&s, &set, 30, 20, 0);
 	walsizer_measure_get(&ms, false, false, &set, &m);
-	CHECK_CMP(m.last_cycle_s, ==, 30);
-	CHECK(!m.last_cycle_timed);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 30);
+	CHECK(!figures_now().last_cycle_timed);
 	CHECK_EQ(m.timed_cycles_at_size, 0);
 	CHECK_EQ(m.wal_forced_at_size, 1);
 	CHECK(!m.size_is_walsizers);
@@ -1010,7 +1024,7 @@ only_cycles_started_after_the_size_change_count(void)
 
 	run_cycle(&s, &set, 15, 1, 0);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK(m.last_cycle_timed);
+	CHECK(figures_now().last_cycle_timed);
 	CHECK_EQ(m.timed_cycles_at_size, 0);
 	CHECK_UEQ(m.timed_cycle_peak_bytes_at_size, 0);
 
@@ -1147,7 +1161,7 @@ reach_bounds_images_by_the_last_timed_cycles_images(void)
 	run_cycle(&s, &set, 30, 1, 2);
 	run_image_heavy_seconds(&s, &set);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK_UEQ(m.last_cycle_fpi_bytes, 60 * BYTES_PER_MB);
+	CHECK_UEQ(figures_now().last_cycle_fpi_bytes, 60 * BYTES_PER_MB);
 	CHECK_UEQ(m.wal_since_redo_bytes, 65 * BYTES_PER_MB);
 	CHECK_RATE(m.recent_rate, 13);
 	CHECK_RATE(m.recent_record_rate, 1);
@@ -1191,7 +1205,7 @@ reach_drops_the_image_bound_after_a_forced_checkpoint(void)
 	run_cycle(&s, &set, 10, 60, 0);		/* forced: 600 MB */
 	run_image_heavy_seconds(&s, &set);
 	walsizer_measure_get(&ms, false, true, &set, &m);
-	CHECK(!m.last_cycle_timed);
+	CHECK(!figures_now().last_cycle_timed);
 	CHECK_BYTES_NEAR(m.reach_bytes, (65 + 3 + 36) * BYTES_PER_MB);
 
 	/* a cycle cut short by a CHECKPOINT command does not bound them */
@@ -1286,7 +1300,7 @@ a_promotion_keeps_the_rate_and_forgets_the_restartpoints(void)
 	CHECK(m.standby);
 	CHECK(m.peak_covers_cycle);
 	CHECK_CMP(m.wal_forced_at_size, >, 0);
-	CHECK_UCMP(m.last_cycle_bytes, >, 0);
+	CHECK_UCMP(figures_now().last_cycle_bytes, >, 0);
 	/* and timed ones, once it is large enough */
 	s.max_wal_size_mb = 1024;
 	for (int i = 0; i < 2; i++)
@@ -1310,7 +1324,7 @@ a_promotion_keeps_the_rate_and_forgets_the_restartpoints(void)
 	CHECK_EQ(m.wal_forced_at_size, 0);
 	CHECK_EQ(m.timed_cycles_at_size, 0);
 	CHECK_UEQ(m.timed_cycle_peak_bytes, 0);
-	CHECK_CMP(m.last_cycle_s, ==, 0);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 0);
 	CHECK(m.peak_covers_cycle);
 	CHECK_RATE(m.peak_rate, 4);
 	CHECK_CMP(m.window_s, ==, 0);
@@ -1348,14 +1362,14 @@ the_promotions_checkpoint_starts_a_cycle_and_is_not_forced(void)
 	walsizer_measure_get(&ms, true, true, &set, &m);
 	CHECK_EQ(m.wal_forced, 0);
 	CHECK_EQ(m.wal_forced_at_size, 0);
-	CHECK_CMP(m.last_cycle_s, ==, 0);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 0);
 
 	s.max_wal_size_mb = 1024;
 	s.timed++;
 	run_cycle(&s, &set, 30, 4, 0);
 	walsizer_measure_get(&ms, true, true, &set, &m);
-	CHECK_CMP(m.last_cycle_s, ==, 30);
-	CHECK(m.last_cycle_timed);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 30);
+	CHECK(figures_now().last_cycle_timed);
 	CHECK_EQ(m.timed_cycles_at_size, 1);
 }
 

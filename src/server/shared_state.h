@@ -60,7 +60,7 @@ typedef struct WalsizerStatus
 	bool		last_cycle_timed;
 	bool		fpi_bytes_measured; /* counted by the server, not estimated */
 
-	/* a crash recovery now, at its worst (recovery_time.c) */
+	/* a crash recovery now, at its worst (recovery_bound_server.c) */
 	double		replay_rate;	/* bytes/s of unavailability */
 	int			replay_rate_source; /* WalsizerReplayRateSource */
 	double		estimated_recovery_s;

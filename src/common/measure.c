@@ -472,13 +472,21 @@ walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 	m->timed_cycle_peak_bytes = timed_cycle_peak_bytes(ms, set);
 	m->peak_reach_bytes_at_size = ms->cycle_reach_bytes > ms->last_cycle_reach_bytes ?
 		ms->cycle_reach_bytes : ms->last_cycle_reach_bytes;
-	m->last_cycle_s = ms->last_cycle.seconds;
-	m->last_cycle_bytes = ms->last_cycle.bytes;
-	m->last_cycle_fpi_bytes = ms->last_cycle.fpi_bytes;
-	m->last_cycle_timed = ms->last_cycle.timed;
-	m->fpi_bytes_measured = now->fpi_bytes_counted;
 	m->standby = now->standby;
 	m->whole_timeouts_rate = whole_timeouts_rate(&ms->history, set);
+}
+
+/* The figures for status() as of the latest sample. */
+void
+walsizer_measure_status_figures(const WalsizerMeasure *ms,
+								WalsizerStatusFigures *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->last_cycle_s = ms->last_cycle.seconds;
+	f->last_cycle_bytes = ms->last_cycle.bytes;
+	f->last_cycle_fpi_bytes = ms->last_cycle.fpi_bytes;
+	f->last_cycle_timed = ms->last_cycle.timed;
+	f->fpi_bytes_measured = ms->latest.fpi_bytes_counted;
 }
 
 /*

@@ -5,8 +5,8 @@
  *		arithmetic: the largest size whose recovery fits it, the worst
  *		recovery at a size, the replay rate to plan with.
  *
- * recovery_time.c, the server's side, measures the replay rates and reads
- * the settings; these functions only compute.  Like policy.h, which
+ * recovery_bound_server.c, the server's half, measures the replay rates
+ * and reads the settings; these functions only compute.  Like policy.h, which
  * includes this header, it includes nothing from PostgreSQL.
  *
  *-------------------------------------------------------------------------

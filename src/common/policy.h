@@ -88,7 +88,11 @@ typedef struct WalsizerSettings
 									 * the next sample can react */
 } WalsizerSettings;
 
-/* Measurements of the WAL load. */
+/*
+ * Measurements of the WAL load: the policy's input, and every field is one
+ * the policy reads.  Figures only status() shows are measure.h's
+ * WalsizerStatusFigures.
+ */
 typedef struct WalsizerMeasurements
 {
 	bool		window_end;		/* false: a sample, only urgent checks */
@@ -149,14 +153,6 @@ typedef struct WalsizerMeasurements
 	double		recent_record_rate; /* recent_rate without full-page
 									 * images: what the load goes on
 									 * writing once they fade */
-
-	/* the last complete cycle, for status() */
-	double		last_cycle_s;	/* 0 until one was seen */
-	uint64_t	last_cycle_bytes;	/* WAL from one redo pointer to the next */
-	uint64_t	last_cycle_fpi_bytes;	/* of which full-page images */
-	bool		last_cycle_timed;
-	bool		fpi_bytes_measured; /* the server counts image bytes (19+);
-									 * else they are estimated */
 
 	/*
 	 * The server is a standby: the WAL position is the replay position (on

@@ -21,7 +21,7 @@
  * worker, which keeps its history and size (wsw_role_changed()).
  *
  * The worker never fights the DBA: size_owner.c holds the rules of who
- * owns max_wal_size and when walsizer may write it, and size_tracking.c
+ * owns max_wal_size and when walsizer may write it, and size_owner_server.c
  * feeds it what the server runs, the configuration files as loaded (read
  * after every reload, config_files.c) and the DBA's ALTER SYSTEM
  * statements, and carries out what it concludes.
@@ -60,10 +60,10 @@
 #include "monotonic_clock.h"
 #include "policy.h"
 #include "record.h"
-#include "recovery_time.h"
+#include "recovery_bound_server.h"
 #include "server_sample.h"
 #include "shared_state.h"
-#include "size_tracking.h"
+#include "size_owner_server.h"
 #include "stats_reader.h"
 #include "walsizer.h"
 
@@ -163,14 +163,17 @@ wsw_sample(int64 now_us)
 	ws.was_enabled = walsizer_enable;
 }
 
+/* The policy's input, and beside it the figures only status() shows. */
 static void
-wsw_measurements(bool window_end, WalsizerMeasurements *m)
+wsw_measurements(bool window_end, WalsizerMeasurements *m,
+				 WalsizerStatusFigures *figures)
 {
 	WalsizerMeasureSettings set;
 
 	walsizer_read_measure_settings(&set);
 	walsizer_measure_get(&ws.measure, window_end,
 						 walsizer_tracking_owner()->answers_our_choice, &set, m);
+	walsizer_measure_status_figures(&ws.measure, figures);
 }
 
 /* --- Deciding ------------------------------------------------------------ */
@@ -292,12 +295,13 @@ wsw_plan(const WalsizerMeasurements *m, bool window_just_ended,
  */
 static void
 wsw_estimate_recovery(const WalsizerMeasurements *m,
+					  const WalsizerStatusFigures *figures,
 					  WalsizerIterationReport *report)
 {
 	WalsizerReplayRateSource source;
-	uint64		cycle_bytes = m->last_cycle_bytes;
+	uint64		cycle_bytes = figures->last_cycle_bytes;
 
-	if (m->last_cycle_s <= 0 && m->peak_rate > 0)
+	if (figures->last_cycle_s <= 0 && m->peak_rate > 0)
 		cycle_bytes = (uint64) (m->peak_rate * CheckPointTimeout);
 	report->recovery_cycle_bytes = cycle_bytes;
 	report->replay_rate = walsizer_replay_rate(&source);
@@ -336,6 +340,7 @@ wsw_iteration(void)
 	WalsizerMeasureSettings set;
 	WalsizerMeasurements m;
 	WalsizerMeasurements ended;
+	WalsizerStatusFigures figures;
 	WalsizerDecision plan;
 	WalsizerIterationReport report;
 	bool		window_due;
@@ -350,7 +355,7 @@ wsw_iteration(void)
 	window_end = wsw_take_check_request() || window_due;
 	walsizer_track_size(window_end, now_us, source, sizeof(source));
 
-	wsw_measurements(window_end, &m);
+	wsw_measurements(window_end, &m, &figures);
 	m.window_ended_early = window_end && !window_due;
 	wsw_decide_and_act(&m, now_us);
 
@@ -365,7 +370,7 @@ wsw_iteration(void)
 		report.ended_fpi = walsizer_measure_window_fpi(&ws.measure);
 		walsizer_read_measure_settings(&set);
 		walsizer_measure_end_window(&ws.measure, &ended, &set);
-		wsw_measurements(false, &m);
+		wsw_measurements(false, &m, &figures);
 
 		if (now_us - ws.counters_saved_us >= COUNTERS_SAVE_INTERVAL_S * 1000000LL)
 		{
@@ -378,6 +383,7 @@ wsw_iteration(void)
 	walsizer_act_note_alter_system(alter_system_allowed);
 	report.now = now;
 	report.current = &m;
+	report.figures = &figures;
 	report.plan = &plan;
 	/* the window's end, on the monotonic clock, as a time people read */
 	report.next_window_at = now + (ws.measure.next_window_at_us - now_us);
@@ -386,7 +392,7 @@ wsw_iteration(void)
 	report.blocked = !alter_system_allowed;
 	report.max_wal_size_source = source[0] != '\0' ? source : NULL;
 	report.shadowed_mb = walsizer_tracking_shadowed_mb();
-	wsw_estimate_recovery(&m, &report);
+	wsw_estimate_recovery(&m, &figures, &report);
 	walsizer_publish(&report);
 
 	ws.next_sample_us = now_us + (int64) walsizer_sample_interval_ms * 1000;

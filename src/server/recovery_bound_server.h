@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * recovery_time.h
+ * recovery_bound_server.h
  *		How long a crash recovery takes here: the replay rate measured after
  *		each crash, and the bound walsizer.max_recovery_time puts on
- *		max_wal_size.
+ *		max_wal_size.  The server half of recovery_bound.h.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WALSIZER_RECOVERY_TIME_H
-#define WALSIZER_RECOVERY_TIME_H
+#ifndef WALSIZER_RECOVERY_BOUND_SERVER_H
+#define WALSIZER_RECOVERY_BOUND_SERVER_H
 
 /*
  * The replay rate assumed until a crash recovery has been measured, in
@@ -34,4 +34,4 @@ extern double walsizer_replay_rate(WalsizerReplayRateSource *source);
 extern const char *walsizer_replay_rate_source_name(WalsizerReplayRateSource source);
 extern int64 walsizer_recovery_cap_mb_now(void);
 
-#endif							/* WALSIZER_RECOVERY_TIME_H */
+#endif							/* WALSIZER_RECOVERY_BOUND_SERVER_H */

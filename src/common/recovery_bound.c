@@ -5,7 +5,7 @@
  *		on max_wal_size, the worst recovery at a size, and the replay rate
  *		to plan with.
  *
- * recovery_time.c measures the replay rates on the server and turns
+ * recovery_bound_server.c measures the replay rates on the server and turns
  * walsizer.max_recovery_time into a cap with these; the policy takes that
  * cap as one of its limits (policy_limits.c), and the advisor, the
  * simulator and the tests call them directly.  Pure like the policy: no

@@ -162,11 +162,11 @@ walsizer_publish(const WalsizerIterationReport *r)
 	st->peak_rate = m->peak_rate;
 	st->wal_since_redo_bytes = m->wal_since_redo_bytes;
 	st->record_rate = m->recent_rate_valid ? m->recent_record_rate : 0;
-	st->last_cycle_s = m->last_cycle_s;
-	st->last_cycle_bytes = m->last_cycle_bytes;
-	st->last_cycle_fpi_bytes = m->last_cycle_fpi_bytes;
-	st->last_cycle_timed = m->last_cycle_timed;
-	st->fpi_bytes_measured = m->fpi_bytes_measured;
+	st->last_cycle_s = r->figures->last_cycle_s;
+	st->last_cycle_bytes = r->figures->last_cycle_bytes;
+	st->last_cycle_fpi_bytes = r->figures->last_cycle_fpi_bytes;
+	st->last_cycle_timed = r->figures->last_cycle_timed;
+	st->fpi_bytes_measured = r->figures->fpi_bytes_measured;
 	st->disk_cap_mb = r->disk_cap_mb;
 	st->blocked = r->blocked;
 	st->replay_rate = r->replay_rate;

@@ -151,6 +151,21 @@ typedef struct WalsizerMeasure
 	int64_t		next_window_at_us;	/* when it ends, unless asked earlier */
 } WalsizerMeasure;
 
+/*
+ * What the measurement knows that status() shows and the policy never
+ * reads: the last complete checkpoint cycle (which the worker's estimate
+ * of a crash recovery also uses) and how image bytes are counted.
+ */
+typedef struct WalsizerStatusFigures
+{
+	double		last_cycle_s;	/* 0 until one was seen */
+	uint64_t	last_cycle_bytes;	/* WAL from one redo pointer to the next */
+	uint64_t	last_cycle_fpi_bytes;	/* of which full-page images */
+	bool		last_cycle_timed;
+	bool		fpi_bytes_measured; /* the server counts image bytes (19+);
+									 * else they are estimated */
+} WalsizerStatusFigures;
+
 extern void walsizer_measure_start(WalsizerMeasure *ms,
 								   const WalsizerSample *first,
 								   const WalsizerMeasureSettings *set);
@@ -161,6 +176,8 @@ extern void walsizer_measure_get(const WalsizerMeasure *ms, bool window_end,
 								 bool size_is_ours,
 								 const WalsizerMeasureSettings *set,
 								 WalsizerMeasurements *m);
+extern void walsizer_measure_status_figures(const WalsizerMeasure *ms,
+											WalsizerStatusFigures *f);
 extern void walsizer_measure_end_window(WalsizerMeasure *ms,
 										const WalsizerMeasurements *ended,
 										const WalsizerMeasureSettings *set);

@@ -11,6 +11,7 @@
 
 #include "datatype/timestamp.h"
 
+#include "measure.h"
 #include "policy.h"
 
 /* Leave a persisted size unchanged. */
@@ -31,6 +32,7 @@ typedef struct WalsizerIterationReport
 	const WalsizerMeasurements *ended;	/* the window that ended, or NULL */
 	int64		ended_fpi;		/* its full-page images */
 	const WalsizerMeasurements *current;	/* the window in progress */
+	const WalsizerStatusFigures *figures;	/* its last cycle, for status() */
 	const WalsizerDecision *plan;	/* what a window end now would decide */
 	TimestampTz next_window_at;
 	double		window_s;

@@ -27,7 +27,7 @@
 
 #include "compat.h"
 #include "policy.h"
-#include "recovery_time.h"
+#include "recovery_bound_server.h"
 #include "shared_state.h"
 #include "state_format.h"
 #include "walsizer.h"

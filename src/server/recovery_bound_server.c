@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
- * recovery_time.c
+ * recovery_bound_server.c
  *		Measure how fast this server recovers from a crash, and turn
- *		walsizer.max_recovery_time into a cap on max_wal_size.
+ *		walsizer.max_recovery_time into a cap on max_wal_size: the
+ *		server half of recovery_bound.c, whose arithmetic it uses.
  *
  * Crash recovery replays the WAL from the redo pointer of the last
  * completed checkpoint to the end of WAL, and the server accepts no
@@ -34,7 +35,7 @@
 #include "utils/timestamp.h"
 
 #include "policy.h"
-#include "recovery_time.h"
+#include "recovery_bound_server.h"
 #include "shared_state.h"
 #include "size_units.h"
 #include "walsizer.h"

@@ -27,7 +27,7 @@
 #include "alter_system.h"
 #include "config_files.h"
 #include "record.h"
-#include "recovery_time.h"
+#include "recovery_bound_server.h"
 #include "shared_state.h"
 #include "size_units.h"
 #include "walsizer.h"

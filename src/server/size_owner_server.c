@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * size_tracking.c
+ * size_owner_server.c
  *		Carry out what size_owner.c concludes about the server's
  *		max_wal_size: adopt the DBA's value, confirm walsizer's own, or
  *		report one the server did not apply.
@@ -25,7 +25,7 @@
 #include "record.h"
 #include "server_sample.h"
 #include "shared_state.h"
-#include "size_tracking.h"
+#include "size_owner_server.h"
 #include "walsizer.h"
 
 /* What is known of the DBA's value; only the worker has one. */

@@ -1,13 +1,13 @@
 /*-------------------------------------------------------------------------
  *
- * size_tracking.h
+ * size_owner_server.h
  *		Adopt the DBA's max_wal_size, confirm walsizer's own: the server
  *		side of size_owner.c.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WALSIZER_SIZE_TRACKING_H
-#define WALSIZER_SIZE_TRACKING_H
+#ifndef WALSIZER_SIZE_OWNER_SERVER_H
+#define WALSIZER_SIZE_OWNER_SERVER_H
 
 #include "act.h"
 #include "config_files.h"
@@ -22,4 +22,4 @@ extern WalsizerActContext walsizer_tracking_act_context(int64 now_us);
 extern const WalsizerSizeTracker *walsizer_tracking_owner(void);
 extern int64 walsizer_tracking_shadowed_mb(void);
 
-#endif							/* WALSIZER_SIZE_TRACKING_H */
+#endif							/* WALSIZER_SIZE_OWNER_SERVER_H */

@@ -21,7 +21,7 @@
 #include "postmaster/bgwriter.h"
 #include "storage/lwlock.h"
 
-#include "recovery_time.h"
+#include "recovery_bound_server.h"
 #include "server_sample.h"
 #include "shared_state.h"
 #include "stats_reader.h"

@@ -46,7 +46,7 @@ int			walsizer_sample_interval_ms = WALSIZER_SAMPLE_INTERVAL_MS_DEFAULT;
 int			walsizer_shrink_after = WALSIZER_SHRINK_AFTER_DEFAULT;
 int			walsizer_cooldown = WALSIZER_COOLDOWN_DEFAULT;
 double		walsizer_disk_fraction = WALSIZER_DISK_FRACTION_DEFAULT;
-int			walsizer_debug_apply_delay_ms = 0;
+int			walsizer_debug_apply_delay_ms = WALSIZER_DEBUG_APPLY_DELAY_MS_DEFAULT;
 int			walsizer_max_recovery_time_s = WALSIZER_MAX_RECOVERY_TIME_S_DEFAULT;
 int			walsizer_replay_rate_mb_s = WALSIZER_REPLAY_RATE_MB_S_DEFAULT;
 
@@ -75,33 +75,36 @@ define_settings(void)
 	DefineCustomIntVariable("walsizer.min",
 							"Smallest max_wal_size pg_walsizer shrinks to.",
 							"0 means the max_wal_size in effect before pg_walsizer first changed it.",
-							&walsizer_min_mb, WALSIZER_MIN_MB_DEFAULT, 0, WALSIZER_SIZE_LIMIT_MB,
+							&walsizer_min_mb, WALSIZER_MIN_MB_DEFAULT,
+							WALSIZER_MIN_MB_MIN, WALSIZER_SIZE_LIMIT_MB,
 							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.threshold",
 							"Checkpoints forced by WAL in one window that make pg_walsizer grow max_wal_size.",
 							NULL,
 							&walsizer_threshold, WALSIZER_THRESHOLD_DEFAULT,
-							WALSIZER_THRESHOLD_MIN, WALSIZER_COUNT_LIMIT,
+							WALSIZER_THRESHOLD_MIN, WALSIZER_THRESHOLD_MAX,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomRealVariable("walsizer.ratio",
 							 "Share of a window's checkpoints that must be forced by WAL before pg_walsizer grows max_wal_size.",
 							 NULL,
-							 &walsizer_ratio, WALSIZER_RATIO_DEFAULT, 0.0, 1.0,
+							 &walsizer_ratio, WALSIZER_RATIO_DEFAULT,
+							 WALSIZER_RATIO_MIN, WALSIZER_RATIO_MAX,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomRealVariable("walsizer.headroom",
 							 "Extra fraction added to the size the measured WAL rate needs.",
 							 NULL,
-							 &walsizer_headroom, WALSIZER_HEADROOM_DEFAULT, 0.0,
-							 WALSIZER_HEADROOM_MAX,
+							 &walsizer_headroom, WALSIZER_HEADROOM_DEFAULT,
+							 WALSIZER_HEADROOM_MIN, WALSIZER_HEADROOM_MAX,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.interval",
 							"Length of pg_walsizer's decision window.",
 							"0 follows checkpoint_timeout.",
-							&walsizer_interval_s, WALSIZER_INTERVAL_S_DEFAULT, 0, WALSIZER_WEEK_S,
+							&walsizer_interval_s, WALSIZER_INTERVAL_S_DEFAULT,
+							WALSIZER_INTERVAL_S_MIN, WALSIZER_INTERVAL_S_MAX,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.sample_interval",
@@ -114,36 +117,38 @@ define_settings(void)
 	DefineCustomIntVariable("walsizer.shrink_after",
 							"Windows the load must need under half of max_wal_size before pg_walsizer shrinks it.",
 							"0 never shrinks.",
-							&walsizer_shrink_after, WALSIZER_SHRINK_AFTER_DEFAULT, 0,
-							WALSIZER_COUNT_LIMIT,
+							&walsizer_shrink_after, WALSIZER_SHRINK_AFTER_DEFAULT,
+							WALSIZER_SHRINK_AFTER_MIN, WALSIZER_SHRINK_AFTER_MAX,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.cooldown",
 							"Windows pg_walsizer waits between two changes of max_wal_size.",
 							NULL,
 							&walsizer_cooldown, WALSIZER_COOLDOWN_DEFAULT,
-							WALSIZER_COOLDOWN_MIN, WALSIZER_COUNT_LIMIT,
+							WALSIZER_COOLDOWN_MIN, WALSIZER_COOLDOWN_MAX,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomRealVariable("walsizer.disk_fraction",
 							 "Largest share of the WAL volume's space max_wal_size may claim.",
 							 "The space counted is what pg_wal holds plus the free space of its filesystem.",
 							 &walsizer_disk_fraction, WALSIZER_DISK_FRACTION_DEFAULT,
-							 WALSIZER_DISK_FRACTION_MIN, 1.0,
+							 WALSIZER_DISK_FRACTION_MIN, WALSIZER_DISK_FRACTION_MAX,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.max_recovery_time",
 							"Longest crash recovery the max_wal_size pg_walsizer sets may cause.",
 							"0 puts no bound. The worst case replays about max_wal_size of WAL at the replay rate.",
 							&walsizer_max_recovery_time_s, WALSIZER_MAX_RECOVERY_TIME_S_DEFAULT,
-							0, WALSIZER_WEEK_S,
+							WALSIZER_MAX_RECOVERY_TIME_S_MIN,
+							WALSIZER_MAX_RECOVERY_TIME_S_MAX,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("walsizer.replay_rate",
 							"WAL replayed per second of a crash recovery, in MB, for walsizer.max_recovery_time.",
 							"0 uses 0.8 times the slowest of the last crash recoveries pg_walsizer measured, and a conservative assumed rate before any.",
-							&walsizer_replay_rate_mb_s, WALSIZER_REPLAY_RATE_MB_S_DEFAULT, 0,
-							WALSIZER_COUNT_LIMIT,
+							&walsizer_replay_rate_mb_s, WALSIZER_REPLAY_RATE_MB_S_DEFAULT,
+							WALSIZER_REPLAY_RATE_MB_S_MIN,
+							WALSIZER_REPLAY_RATE_MB_S_MAX,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
 
 	/*
@@ -154,7 +159,8 @@ define_settings(void)
 	DefineCustomIntVariable("walsizer.debug_apply_delay",
 							"Pause between checking and writing postgresql.auto.conf (tests only).",
 							NULL,
-							&walsizer_debug_apply_delay_ms, 0, 0, WALSIZER_DEBUG_APPLY_DELAY_MS_MAX,
+							&walsizer_debug_apply_delay_ms, WALSIZER_DEBUG_APPLY_DELAY_MS_DEFAULT,
+							WALSIZER_DEBUG_APPLY_DELAY_MS_MIN, WALSIZER_DEBUG_APPLY_DELAY_MS_MAX,
 							PGC_SIGHUP,
 							GUC_UNIT_MS | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
