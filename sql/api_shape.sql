@@ -41,6 +41,13 @@ SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod) AS type
  WHERE a.attrelid = 'walsizer.status'::regclass AND a.attnum > 0
  ORDER BY a.attnum;
 
+-- every column of every view says what it means (\d+ shows it)
+SELECT c.relname, a.attname
+  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0
+ WHERE n.nspname = 'walsizer' AND col_description(c.oid, a.attnum) IS NULL;
+SELECT col_description('walsizer.status'::regclass, 5) AS cap_mb_comment;
+
 -- each view has the columns of the function of 1.4 it replaces, names,
 -- types and order
 CREATE FUNCTION pg_temp.view_columns(view regclass) RETURNS text
@@ -125,6 +132,12 @@ SELECT array_agg(attname ORDER BY attnum) AS decision_columns
 -- the function of 1.4 lists the same decisions
 SELECT (SELECT array_agg(d::text ORDER BY d.at) FROM walsizer.decisions() d)
        = (SELECT array_agg(d::text ORDER BY d.at) FROM walsizer.decisions d) AS same_rows;
+
+-- last_change: the DBA's own changes (the adopt rows above) are not
+-- pg_walsizer's, so it has none yet
+SELECT count(*) AS changes_by_walsizer FROM walsizer.last_change;
+SELECT array_agg(attname ORDER BY attnum) AS last_change_columns
+  FROM pg_attribute WHERE attrelid = 'walsizer.last_change'::regclass AND attnum > 0;
 
 -- decision_counts(): one row per action, in the order of the actions,
 -- those never taken included; each total at least what decisions() still

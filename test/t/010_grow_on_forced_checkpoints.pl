@@ -138,6 +138,26 @@ is($st_reason, $last_reason, 'status shows the last reason');
 ok($st_action =~ /^(grow|capped)$/
 	  || ($st_action eq 'shrink' && $st_reason =~ /^settling/),
 	"the last action is a growth or its settling: $st_action");
+# last_change is the newest decision that changed the size: here the
+# growth, or the settling of it, that status shows
+my $last_change_vs_decisions = q{
+SELECT c.action, c.old_mb, c.new_mb, c.reason, d.action, d.old_mb, d.new_mb, d.reason,
+       c.ago >= interval '0'
+FROM walsizer.last_change c,
+     (SELECT * FROM walsizer.decisions
+       WHERE action IN ('grow', 'capped', 'shrink', 'protect') AND new_mb <> old_mb
+       ORDER BY at DESC LIMIT 1) d};
+my @change;
+for my $try (1 .. 5)
+{
+	@change = split /\|/, $node->safe_psql('postgres', $last_change_vs_decisions);
+	last if "@change[0..3]" eq "@change[4..7]";
+}
+is("@change[0..3]", "@change[4..7]", 'last_change is the newest change of the size');
+like($change[0], qr/^(grow|capped|shrink)$/, "last_change's action is a change: $change[0]");
+isnt($change[1], $change[2], 'last_change says from what to what');
+is($change[8], 't', 'last_change says how long ago');
+
 # forced checkpoints are only counted when the log confirms them
 cmp_ok(status_value($node, 'total_wal_forced'), '<=',
 	wal_forced_checkpoints($node, 0), 'status never over-counts forced checkpoints');
