@@ -188,6 +188,9 @@ heading "max_wal_size now, as the server runs it and as written by ALTER SYSTEM"
 sql -c 'SHOW max_wal_size'
 note "postgresql.auto.conf: $(grep '^max_wal_size' "$datadir/postgresql.auto.conf" || echo '(no max_wal_size line)')"
 
+heading "What it changed last (walsizer.last_change)"
+sql -x -c "SELECT * FROM walsizer.last_change"
+
 heading "What pg_walsizer changed, and why (walsizer.decisions, advice left out)"
 sql -x -c "SELECT * FROM walsizer.decisions WHERE action <> 'advise'"
 
