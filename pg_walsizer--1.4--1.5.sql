@@ -83,7 +83,8 @@ CREATE VIEW walsizer.status AS
     replay_rate_source text,
     role text,
     max_wal_size_source text,
-    shadowed_max_wal_size_mb bigint);
+    shadowed_max_wal_size_mb bigint,
+    failing_since timestamp with time zone);
 
 COMMENT ON VIEW walsizer.status IS
 'what pg_walsizer measured in its last window and sample, and what it would do next';
@@ -242,6 +243,7 @@ COMMENT ON COLUMN walsizer.status.replay_rate_source IS 'where replay_rate_bytes
 COMMENT ON COLUMN walsizer.status.role IS 'primary, or standby while the server is in recovery';
 COMMENT ON COLUMN walsizer.status.max_wal_size_source IS 'where the running max_wal_size comes from: pg_walsizer, a file and line, default or command line; NULL before the worker read the files';
 COMMENT ON COLUMN walsizer.status.shadowed_max_wal_size_mb IS 'the max_wal_size the other files set where postgresql.auto.conf overrides it with another, in MB; NULL when none';
+COMMENT ON COLUMN walsizer.status.failing_since IS 'when the first of the changes of max_wal_size that failed since the last one that succeeded failed; NULL when the last change attempted succeeded. Kept across restarts';
 
 COMMENT ON COLUMN walsizer.decisions.at IS 'when the decision was made';
 COMMENT ON COLUMN walsizer.decisions.action IS 'grow, capped, shrink, protect, advise (dry run), adopt (the DBA''s change), error, blocked or unconfirmed';

@@ -48,8 +48,8 @@ SELECT c.relname, a.attname
  WHERE n.nspname = 'walsizer' AND col_description(c.oid, a.attnum) IS NULL;
 SELECT col_description('walsizer.status'::regclass, 5) AS cap_mb_comment;
 
--- each view has the columns of the function of 1.4 it replaces, names,
--- types and order
+-- each view starts with the columns of the function of 1.4 it replaces,
+-- names, types and order (status has one more: failing_since)
 CREATE FUNCTION pg_temp.view_columns(view regclass) RETURNS text
 LANGUAGE sql AS $$
   SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, NULL), ', '
@@ -61,8 +61,11 @@ LANGUAGE sql AS $$
     FROM pg_proc p, unnest(p.proargnames, p.proallargtypes)
          WITH ORDINALITY AS u(name, type, ord)
    WHERE p.oid = function $$;
-SELECT v AS view, pg_temp.view_columns(v::regclass) = pg_temp.function_columns(f::regproc)
-           AS same_columns
+SELECT v AS view,
+       starts_with(pg_temp.view_columns(v::regclass), pg_temp.function_columns(f::regproc))
+           AS starts_with_its_columns,
+       substr(pg_temp.view_columns(v::regclass),
+              length(pg_temp.function_columns(f::regproc)) + 1) AS added
   FROM (VALUES ('walsizer.status', 'walsizer.status'),
                ('walsizer.decisions', 'walsizer.decisions'),
                ('walsizer.decision_counts', 'walsizer.decision_counts'),
@@ -94,6 +97,9 @@ SELECT worker_pid = (SELECT pid FROM pg_stat_activity
        max_wal_size_source ~ '^postgresql\.conf:[0-9]+$' AS from_postgresql_conf,
        shadowed_max_wal_size_mb
   FROM walsizer.status;
+
+-- no change has failed here
+SELECT failing_since FROM walsizer.status;
 
 -- a window ends on its own within its length (2 s here)
 SELECT pg_temp.wait_until('(SELECT last_check_at IS NOT NULL FROM walsizer.status)');

@@ -10,7 +10,7 @@
  * the file is replaced by an atomic rename, so a torn file only appears if
  * something else damaged it.
  *
- * Layout, version 4:
+ * Layout, version 5:
  *		magic u32, version u32, record count u32, reserved u32,
  *		baseline_mb i64, last_set_mb i64, intent_mb i64, decisions_total u64,
  *		policy state 4 x i32,
@@ -25,6 +25,7 @@
  *			role i32 (WalsizerRole),
  *		action_totals STATE_ACTION_KINDS x u64, for the actions 1 (grow) to
  *		STATE_ACTION_KINDS in WalsizerAction's order,
+ *		failing_since i64 (0: not failing),
  *		checksum u64 over everything before it.
  *
  * The action totals only grow, and each decision adds one to one of them
@@ -32,6 +33,9 @@
  * at most decisions_total, and each is at least the number of records of
  * its action.  (At most, not equal: see version 3.)
  *
+ * Version 4 is version 5 without failing_since: it reads as 0, not failing
+ * (a worker that wrote version 4 kept no such time; its next failure, if
+ * the fault goes on, starts the time again).
  * Version 3 is version 4 without the action totals.  They read as what the
  * history holds, the decisions of each action among its records: exact
  * while the history has never wrapped, and otherwise short of the
@@ -41,7 +45,7 @@
  * on a primary, the only role the worker ran on before version 3.
  * Version 1 is version 2 without the fields from completed_redo_lsn to
  * replay_rates; it still reads, with those fields 0 (nothing known about
- * a crash recovery yet).  Only version 4 is written.
+ * a crash recovery yet).  Only version 5 is written.
  *
  * walsizer.decisions() shows a record's time as a timestamptz and its
  * reason as text, so the reader also rejects a time PostgreSQL cannot show
@@ -60,7 +64,7 @@
 #include <string.h>
 
 #define STATE_MAGIC 0x57534C57	/* "WLSW" */
-#define STATE_VERSION 4
+#define STATE_VERSION 5
 #define HEADER_V1_BYTES (4 * 4 + 4 * 8 + 4 * 4)
 #define HEADER_BYTES (HEADER_V1_BYTES + 2 * 8 + 3 * 4 + WALSIZER_REPLAY_RATES * 8)
 #define RECORD_V2_BYTES (8 + 4 + 4 + 6 * 8 + 8 + WALSIZER_REASON_LEN)
@@ -74,6 +78,7 @@
  */
 #define STATE_ACTION_KINDS 9
 #define ACTION_TOTALS_BYTES (STATE_ACTION_KINDS * 8)
+#define FAILING_SINCE_BYTES 8
 typedef char state_action_kinds_match_WalsizerAction
 			[WALSIZER_ACTION_LAST == STATE_ACTION_KINDS ? 1 : -1];
 
@@ -153,6 +158,7 @@ encoded_size_for(uint32_t version, uint32_t count)
 	return (version == 1 ? HEADER_V1_BYTES : HEADER_BYTES) +
 		(size_t) count * (version < 3 ? RECORD_V2_BYTES : RECORD_BYTES) +
 		(version >= 4 ? ACTION_TOTALS_BYTES : 0) +
+		(version >= 5 ? FAILING_SINCE_BYTES : 0) +
 		CHECKSUM_BYTES;
 }
 
@@ -209,6 +215,20 @@ recovery_fields_error(const WalsizerPersistent *state)
 	if (state->postmaster_started_at < MIN_TIMESTAMP_US ||
 		state->postmaster_started_at >= END_TIMESTAMP_US)
 		return "file holds a postmaster start time out of range";
+	return NULL;
+}
+
+/*
+ * failing_since is 0 or a time walsizer.status can show as a timestamptz:
+ * NULL when it is, else what is wrong.
+ */
+static const char *
+failing_since_error(const WalsizerPersistent *state)
+{
+	if (state->failing_since != 0 &&
+		(state->failing_since < MIN_TIMESTAMP_US ||
+		 state->failing_since >= END_TIMESTAMP_US))
+		return "file holds a failing-since time out of range";
 	return NULL;
 }
 
@@ -319,7 +339,8 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 		return 0;
 	/* what the reader would reject is not written either */
 	if (recovery_fields_error(state) != NULL ||
-		action_totals_error(state) != NULL)
+		action_totals_error(state) != NULL ||
+		failing_since_error(state) != NULL)
 		return 0;
 	size = encoded_size_for(STATE_VERSION, count);
 	if (buflen < size)
@@ -374,6 +395,7 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 	}
 	for (int action = 1; action <= STATE_ACTION_KINDS; action++)
 		put_u64(&w, state->action_totals[action]);
+	put_u64(&w, (uint64_t) state->failing_since);
 	/* the layout comment, the size macros and the writes must agree */
 	if (w.pos != buf + size - CHECKSUM_BYTES)
 		return 0;
@@ -587,6 +609,13 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 	error = decode_action_totals(&r, version, count, &state);
 	if (error != NULL)
 		return fail(errbuf, errlen, error);
+	if (version >= 5)
+	{
+		state.failing_since = (int64_t) get_u64(&r);
+		error = failing_since_error(&state);
+		if (error != NULL)
+			return fail(errbuf, errlen, error);
+	}
 	*out = state;
 	return true;
 }

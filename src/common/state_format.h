@@ -105,6 +105,14 @@ typedef struct WalsizerPersistent
 	 * than version 4 had already forgotten (see state_format.c).
 	 */
 	uint64_t	action_totals[WALSIZER_ACTION_LAST + 1];
+
+	/*
+	 * TimestampTz of the first failed change of max_wal_size since the last
+	 * one that succeeded; 0 when the last change attempted succeeded.  Kept
+	 * across restarts, so that an alert on it stays on while the fault
+	 * does, however rarely the failures are retried and reported.
+	 */
+	int64_t		failing_since;
 } WalsizerPersistent;
 
 /* Size of the buffer walsizer_state_encode() needs. */

@@ -127,6 +127,7 @@ act_failed(const WalsizerDecision *d, const WalsizerMeasurements *m,
 		delay_s = limit_s;
 	failing.attempts++;
 	failing.retry_at_us = now_us + (int64) (delay_s * 1000000.0);
+	walsizer_record_failing(true);
 
 	if (failing.attempts > 1 && strcmp(failing.reported, detail) == 0)
 	{
@@ -348,6 +349,7 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 				(errmsg("pg_walsizer changed max_wal_size after %d failed attempts",
 						failing.attempts)));
 	failing.attempts = 0;
+	walsizer_record_failing(false);
 	blocked_reported = false;
 	return WALSIZER_ACT_WRITTEN;
 }

@@ -76,6 +76,33 @@ walsizer_record_sizes(int64 baseline_mb, int64 last_set_mb, int64 intent_mb)
 	LWLockRelease(walsizer_shared->lock);
 }
 
+/*
+ * A change of max_wal_size failed (failing true) or succeeded (false): the
+ * time of the first failure since the last success is kept, and saved, so
+ * that walsizer.status.failing_since says how long changes have failed
+ * even after a restart, however rarely the failures are retried.
+ */
+void
+walsizer_record_failing(bool failing)
+{
+	bool		changed = false;
+
+	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
+	if (failing && walsizer_shared->persistent.failing_since == 0)
+	{
+		walsizer_shared->persistent.failing_since = GetCurrentTimestamp();
+		changed = true;
+	}
+	else if (!failing && walsizer_shared->persistent.failing_since != 0)
+	{
+		walsizer_shared->persistent.failing_since = 0;
+		changed = true;
+	}
+	LWLockRelease(walsizer_shared->lock);
+	if (changed)
+		walsizer_state_save();
+}
+
 /* The value written and reloaded but not yet seen running; 0 for none. */
 void
 walsizer_record_pending(int64 pending_mb)

@@ -21,6 +21,7 @@ extern void walsizer_record(WalsizerAction action, int64 old_mb, int64 new_mb,
 							const WalsizerMeasurements *m, const char *reason);
 extern void walsizer_record_sizes(int64 baseline_mb, int64 last_set_mb,
 								  int64 intent_mb);
+extern void walsizer_record_failing(bool failing);
 extern void walsizer_record_pending(int64 pending_mb);
 extern void walsizer_record_confirmed(int64 confirmed_mb);
 extern void walsizer_record_new_baseline(int64 baseline_mb);

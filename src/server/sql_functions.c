@@ -58,8 +58,8 @@ PG_FUNCTION_INFO_V1(walsizer_check_now);
 #define STATUS_COLUMNS_V1_0 38
 #define STATUS_COLUMNS_V1_1 44
 #define STATUS_COLUMNS_V1_2 47
-#define STATUS_COLUMNS_V1_3 50	/* 1.4 and 1.5 too */
-#define STATUS_COLUMNS_V1_5 STATUS_COLUMNS_V1_3
+#define STATUS_COLUMNS_V1_3 50	/* 1.4 too */
+#define STATUS_COLUMNS_V1_5 51
 #define STATUS_COLUMNS_MAX STATUS_COLUMNS_V1_5
 #define DECISION_COLUMNS_V1_0 11	/* 1.1 and 1.2 too */
 #define DECISION_COLUMNS_V1_3 12	/* 1.4 and 1.5 too */
@@ -415,6 +415,7 @@ status_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 	WalsizerStatus st;
 	pid_t		worker_pid;
 	uint64		decisions_total;
+	TimestampTz failing_since;
 	WalsizerRecord latest;
 	bool		has_latest;
 
@@ -426,6 +427,7 @@ status_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 	st = walsizer_shared->status;
 	worker_pid = walsizer_shared->worker_pid;
 	decisions_total = walsizer_shared->persistent.decisions_total;
+	failing_since = walsizer_shared->persistent.failing_since;
 	has_latest = walsizer_shared->persistent.history_count > 0;
 	if (has_latest)
 		latest = *walsizer_history_latest(&walsizer_shared->persistent);
@@ -452,6 +454,12 @@ status_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 	{
 		put_status_role_and_source(&row, &st);
 		Assert(row.next == STATUS_COLUMNS_V1_3);
+	}
+	/* 1.5: since when changes of max_wal_size have failed; NULL: they do not */
+	if (tupdesc->natts >= STATUS_COLUMNS_V1_5)
+	{
+		put_timestamp(&row, failing_since);
+		Assert(row.next == STATUS_COLUMNS_V1_5);
 	}
 	Assert(row.next == tupdesc->natts);
 

@@ -45,6 +45,7 @@
 #define ROLE_BYTES 4
 /* Version 4's action totals, after the records: version 3 lacks them. */
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
+#define FAILING_SINCE_BYTES 8
 
 /* PostgreSQL's TimestampTz range (state_format.c) */
 #define MIN_TIMESTAMP_US INT64_C(-211813488000000000)
@@ -86,7 +87,8 @@ states_equal(const WalsizerPersistent *a, const WalsizerPersistent *b)
 		a->replay_count != b->replay_count ||
 		a->replay_next != b->replay_next ||
 		a->history_count != b->history_count ||
-		memcmp(a->action_totals, b->action_totals, sizeof(a->action_totals)) != 0)
+		memcmp(a->action_totals, b->action_totals, sizeof(a->action_totals)) != 0 ||
+		a->failing_since != b->failing_since)
 		return false;
 	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
 		if (replay_slot_valid(a, slot) &&
@@ -114,6 +116,22 @@ reseal(unsigned char *buf, size_t len)
 	}
 	for (int i = 0; i < 8; i++)
 		buf[len - 8 + i] = (unsigned char) (hash >> (8 * i));
+}
+
+/*
+ * Turn a version 5 image into the version 4 image of the same state but
+ * not failing: drop failing_since, say version 4, checksum it again.
+ * Returns the new length.
+ */
+static size_t
+make_version_4(unsigned char *image, size_t len)
+{
+	if (len < HEADER_BYTES + FAILING_SINCE_BYTES + 8)
+		return len;
+	len -= FAILING_SINCE_BYTES;
+	image[VERSION_OFFSET] = 4;
+	reseal(image, len);
+	return len;
 }
 
 /*
@@ -312,6 +330,12 @@ build_valid_state(FuzzInput *in, WalsizerPersistent *state)
 		state->action_totals[action] += forgotten;
 		state->decisions_total += forgotten;
 	}
+	/* a failed change since a time it can show, or none (0) */
+	if (fuzz_flag(in))
+		state->failing_since = (int64_t) ((uint64_t) MIN_TIMESTAMP_US +
+										  (uint64_t) fuzz_int(in) %
+										  ((uint64_t) END_TIMESTAMP_US -
+										   (uint64_t) MIN_TIMESTAMP_US));
 }
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -352,19 +376,24 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/*
-	 * The same state as version 3 wrote it: the same, the action totals
-	 * those of its history; as version 2 wrote it: also every decision
-	 * made on a primary; and as version 1 wrote it: also knowing no
-	 * recovery.
+	 * The same state as version 4 wrote it: not failing; as version 3
+	 * wrote it: also the action totals those of its history; as version 2
+	 * wrote it: also every decision made on a primary; and as version 1
+	 * wrote it: also knowing no recovery.
 	 */
 	if (fuzz_flag(&input))
 	{
-		int			version = 3 - fuzz_byte(&input) % 3;
+		int			version = 4 - fuzz_byte(&input) % 4;
 
-		len = make_version_3(image, len);
-		memset(state.action_totals, 0, sizeof(state.action_totals));
-		for (int i = 0; i < state.history_count; i++)
-			state.action_totals[walsizer_history_at(&state, i)->action]++;
+		len = make_version_4(image, len);
+		state.failing_since = 0;
+		if (version <= 3)
+		{
+			len = make_version_3(image, len);
+			memset(state.action_totals, 0, sizeof(state.action_totals));
+			for (int i = 0; i < state.history_count; i++)
+				state.action_totals[walsizer_history_at(&state, i)->action]++;
+		}
 		if (version <= 2)
 		{
 			len = make_version_2(image, len, state.history_count);

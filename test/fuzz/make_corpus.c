@@ -9,7 +9,7 @@
  * check_now() cut short), a disk cap, the DBA's own size above walsizer.max
  * with a provisional state, a growth capped by the recovery-time bound, a
  * slower replay that lowers the bound, the DBA's own size above it, and
- * valid state file images (version 4 with replay rates and decisions made
+ * valid state file images (version 5 with replay rates and decisions made
  * on a standby, versions 3, 2 and 1; a history that wrapped is the build
  * mode's business: a seed that large would slow every run of the fuzzer).
  * They are written in fuzz_input.h's encoding; rerun with
@@ -358,6 +358,7 @@ policy_seeds(const char *dir)
 #define RECORD_V2_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
 #define ROLE_BYTES 4
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
+#define FAILING_SINCE_BYTES 8
 
 /* FNV-1a over all but the trailing checksum, as state_format.c seals. */
 static void
@@ -376,7 +377,8 @@ reseal(unsigned char *buf, size_t len)
 
 /*
  * A state file image with the given records and replay rates, as version
- * 4, version 3 (which has no action totals), version 2 (which also has no
+ * 5, version 4 (which has no failing_since), version 3 (which also has no
+ * action totals), version 2 (which also has no
  * role in its records) or version 1 (which also has no crash recovery
  * fields) wrote it.  Every third record was made on
  * a standby, which versions 3 and 4 keep.
@@ -397,6 +399,8 @@ state_seed(const char *dir, const char *name, int records, int rates,
 	state.completed_redo_lsn = (uint64_t) 0x3A000028;
 	state.postmaster_started_at = 759000000000000;
 	state.stopped_cleanly = rates % 2;
+	/* a change failing since just before the records, where there are any */
+	state.failing_since = records > 0 ? 759999999000000 : 0;
 	for (int i = 0; i < rates; i++)
 		walsizer_replay_rate_append(&state, (40 + 10 * i) * 1048576.0);
 	for (int i = 0; i < records; i++)
@@ -422,6 +426,12 @@ state_seed(const char *dir, const char *name, int records, int rates,
 	{
 		fprintf(stderr, "make_corpus: cannot encode %s\n", name);
 		exit(1);
+	}
+	if (version <= 4)
+	{
+		len -= FAILING_SINCE_BYTES;
+		image[1 + 4] = 4;		/* the version, little-endian */
+		reseal(image + 1, len);
 	}
 	if (version <= 3)
 	{
@@ -475,10 +485,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	policy_seeds(argv[1]);
-	state_seed(argv[2], "empty", 0, 0, 4);
-	state_seed(argv[2], "one_record", 1, 1, 4);
-	state_seed(argv[2], "three_records", 3, 2, 4);
-	state_seed(argv[2], "replay_rates_wrapped", 2, WALSIZER_REPLAY_RATES + 2, 4);
+	state_seed(argv[2], "empty", 0, 0, 5);
+	state_seed(argv[2], "one_record", 1, 1, 5);
+	state_seed(argv[2], "three_records", 3, 2, 5);
+	state_seed(argv[2], "replay_rates_wrapped", 2, WALSIZER_REPLAY_RATES + 2, 5);
+	state_seed(argv[2], "version_4_three_records", 3, 2, 4);
 	state_seed(argv[2], "version_3_three_records", 3, 2, 3);
 	state_seed(argv[2], "version_2_three_records", 3, 2, 2);
 	state_seed(argv[2], "version_1_empty", 0, 0, 1);

@@ -1,6 +1,8 @@
 # When ALTER SYSTEM fails (here: the data directory is read-only, as on a
 # full or broken disk), walsizer records an "error" decision, logs it at most
 # once per window, keeps running, and succeeds once the problem is gone.
+# walsizer.status.failing_since says since when, across a worker restart,
+# until a change goes through.
 # (170 covers a change that does not wait for the cooldown.)
 use strict;
 use warnings;
@@ -52,6 +54,26 @@ like($log, qr/HINT:  pg_walsizer keeps running and tries again in \d+ s, less of
 is($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB',
 	'max_wal_size unchanged while it fails');
 
+# failing_since: the time of the first failure, kept while changes fail,
+# a restart of the worker included (pg_terminate_backend, as a DBA might)
+my $since = status_value($node, 'failing_since');
+isnt($since, '', "failing_since is set while changes fail ($since)");
+is($node->safe_psql('postgres',
+		"SELECT '$since'::timestamptz <= min(at) FROM walsizer.decisions WHERE action = 'error'"),
+	't', 'failing_since is when the first failure happened');
+my $terminated_at = $node->safe_psql('postgres', 'SELECT now()');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($pid)");
+wait_for($node,
+	"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM walsizer.status",
+	'a new worker runs');
+$pid = status_value($node, 'worker_pid');
+ok(pgbench_until($node,
+		"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'error' AND at > '$terminated_at')",
+		60, '-c', 4, '-j', 4),
+	'the new worker fails too');
+is(status_value($node, 'failing_since'), $since,
+	'failing_since is kept across the worker restart: the first failure');
+
 # space (here: permission) comes back: the next window succeeds
 chmod 0700, $data_dir or die "chmod $data_dir: $!";
 ok(pgbench_until($node,
@@ -60,6 +82,7 @@ ok(pgbench_until($node,
 	'the change goes through once ALTER SYSTEM works again');
 isnt($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB', 'max_wal_size grew');
 is(status_value($node, 'worker_pid'), $pid, 'still the same worker');
+is(status_value($node, 'failing_since'), '', 'failing_since is cleared by the change that went through');
 
 $node->stop;
 done_testing();

@@ -18,10 +18,11 @@
 #include "state_format.h"
 
 /*
- * Byte offsets in a version 4 image, from the layout in state_format.c: a
+ * Byte offsets in a version 5 image, from the layout in state_format.c: a
  * record is at, action, confirmed, seven 8-byte fields, the reason and the
- * role; after the records come the action totals, then the checksum.
- * Version 3 lacks the action totals; version 2 also the role of each
+ * role; after the records come the action totals, failing_since, then the
+ * checksum.  Version 4 lacks failing_since; version 3 also the action
+ * totals; version 2 also the role of each
  * record; version 1 also the crash recovery fields, from OFFSET_REDO_LSN
  * on.
  */
@@ -49,8 +50,9 @@
 #define RECORD_ROLE (RECORD_REASON + WALSIZER_REASON_LEN)
 #define CHECKSUM_BYTES 8
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
-/* what follows the records in a version 4 image */
-#define TRAILER_BYTES (ACTION_TOTALS_BYTES + CHECKSUM_BYTES)
+#define FAILING_SINCE_BYTES 8
+/* what follows the records in a version 5 image */
+#define TRAILER_BYTES (ACTION_TOTALS_BYTES + FAILING_SINCE_BYTES + CHECKSUM_BYTES)
 
 /*
  * PostgreSQL's TimestampTz range, MIN_TIMESTAMP <= t < END_TIMESTAMP in
@@ -358,7 +360,7 @@ static void
 bump_version(unsigned char *buf, size_t *len)
 {
 	(void) len;
-	put_le(buf + OFFSET_VERSION, 5, 4);
+	put_le(buf + OFFSET_VERSION, 6, 4);
 }
 
 static void
@@ -901,7 +903,7 @@ round_trip_keeps_the_crash_recovery_fields(void)
 		walsizer_replay_rate_append(state, i * 1.5e6);
 	buf = encode(state, &len);
 	CHECK_UEQ(len, HEADER_BYTES + 5 * RECORD_BYTES + TRAILER_BYTES);
-	CHECK_EQ(buf[OFFSET_VERSION], 4);
+	CHECK_EQ(buf[OFFSET_VERSION], 5);
 	CHECK(walsizer_state_decode(buf, len, decoded, err, sizeof(err)));
 	CHECK_STR_CONTAINS("", err);
 	CHECK_UEQ(decoded->completed_redo_lsn, UINT64_C(0x1234567890ABCDEF));
@@ -957,6 +959,22 @@ unused_replay_slots_hold_nothing(void)
 }
 
 /*
+ * A version 4 image, as the release before failing_since wrote it: the
+ * version 5 image without it.
+ */
+static unsigned char *
+version_4_image(const WalsizerPersistent *state, size_t *len)
+{
+	size_t		v5_len;
+	unsigned char *buf = encode(state, &v5_len);
+
+	*len = v5_len - FAILING_SINCE_BYTES;
+	put_le(buf + OFFSET_VERSION, 4, 4);
+	reseal(buf, *len);
+	return buf;
+}
+
+/*
  * A version 3 image, as the release before the action totals wrote it:
  * the version 4 image without them.
  */
@@ -964,7 +982,7 @@ static unsigned char *
 version_3_image(const WalsizerPersistent *state, size_t *len)
 {
 	size_t		v4_len;
-	unsigned char *buf = encode(state, &v4_len);
+	unsigned char *buf = version_4_image(state, &v4_len);
 
 	*len = v4_len - ACTION_TOTALS_BYTES;
 	put_le(buf + OFFSET_VERSION, 3, 4);
@@ -1048,10 +1066,10 @@ version_1_file_reads_with_no_crash_recovery_known(void)
 	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
 		CHECK(decoded->replay_rates[slot] == 0);
 
-	/* and it is written back as version 4 */
+	/* and it is written back as version 5 */
 	free(buf);
 	buf = encode(decoded, &len);
-	CHECK_EQ(buf[OFFSET_VERSION], 4);
+	CHECK_EQ(buf[OFFSET_VERSION], 5);
 	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
 			  TRAILER_BYTES);
 	free(buf);
@@ -1077,9 +1095,16 @@ version_1_file_without_records_reads(void)
 }
 
 /*
- * Each version has its own length: a version 4 body with records labelled
- * 3, 2 or 1 is damage.
+ * Each version has its own length: a version 5 body with records labelled
+ * 4, 3, 2 or 1 is damage.
  */
+static void
+claim_version_4(unsigned char *buf, size_t *len)
+{
+	(void) len;
+	put_le(buf + OFFSET_VERSION, 4, 4);
+}
+
 static void
 claim_version_1(unsigned char *buf, size_t *len)
 {
@@ -1111,6 +1136,7 @@ claim_version_0(unsigned char *buf, size_t *len)
 static void
 decode_rejects_a_version_that_does_not_match_the_length(void)
 {
+	expect_rejected(claim_version_4, true, "length");
 	expect_rejected(claim_version_1, true, "length");
 	expect_rejected(claim_version_2, true, "length");
 	expect_rejected(claim_version_3, true, "length");
@@ -1340,7 +1366,7 @@ version_2_file_reads_with_every_record_made_on_a_primary(void)
 
 	free(buf);
 	buf = encode(decoded, &len);
-	CHECK_EQ(buf[OFFSET_VERSION], 4);
+	CHECK_EQ(buf[OFFSET_VERSION], 5);
 	CHECK_UEQ(len, HEADER_BYTES + WALSIZER_HISTORY_LEN * RECORD_BYTES +
 			  TRAILER_BYTES);
 	free(buf);
@@ -1440,7 +1466,7 @@ round_trip_keeps_the_action_totals(void)
 	unsigned char *buf = encode(state, &len);
 	const unsigned char *totals = buf + len - TRAILER_BYTES;
 
-	CHECK_EQ(buf[OFFSET_VERSION], 4);
+	CHECK_EQ(buf[OFFSET_VERSION], 5);
 	/* the layout: one u64 per action, grow first, little-endian */
 	CHECK_UEQ(totals[0], numbered_records_of_action(appended, WALSIZER_ACTION_GROW));
 	CHECK_UEQ(totals[8 * (WALSIZER_ACTION_LAST - 1)],
@@ -1488,10 +1514,10 @@ check_totals_from_history(int appended, int version)
 			CHECK_UEQ(decoded->action_totals[action], state->action_totals[action]);
 	}
 
-	/* written back as version 4, the totals read back as they are */
+	/* written back as version 5, the totals read back as they are */
 	free(buf);
 	buf = encode(decoded, &len);
-	CHECK_EQ(buf[OFFSET_VERSION], 4);
+	CHECK_EQ(buf[OFFSET_VERSION], 5);
 	CHECK(walsizer_state_decode(buf, len, again, NULL, 0));
 	for (int action = 0; action <= WALSIZER_ACTION_LAST; action++)
 		CHECK_UEQ(again->action_totals[action], decoded->action_totals[action]);
@@ -1589,6 +1615,85 @@ encode_refuses_impossible_action_totals(void)
 	free(state);
 }
 
+/* --- failing_since (format version 5) ------------------------------------ */
+
+static void
+round_trip_keeps_failing_since(void)
+{
+	WalsizerPersistent *state = state_with_records(2);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf;
+
+	state->failing_since = 817000000123456;
+	buf = encode(state, &len);
+	CHECK_UEQ(len, HEADER_BYTES + 2 * RECORD_BYTES + TRAILER_BYTES);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_EQ(decoded->failing_since, 817000000123456);
+	free(buf);
+
+	/* and 0, not failing, stays 0 */
+	state->failing_since = 0;
+	buf = encode(state, &len);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_EQ(decoded->failing_since, 0);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+/* A version 4 file kept no such time: it reads as not failing. */
+static void
+version_4_file_reads_as_not_failing(void)
+{
+	WalsizerPersistent *state = state_with_records(3);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf;
+
+	state->failing_since = 817000000123456;
+	buf = version_4_image(state, &len);
+	CHECK_UEQ(len, HEADER_BYTES + 3 * RECORD_BYTES + ACTION_TOTALS_BYTES +
+			  CHECKSUM_BYTES);
+	decoded->failing_since = 1;
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_EQ(decoded->failing_since, 0);
+	CHECK_EQ(decoded->history_count, 3);
+	for (int action = 1; action <= WALSIZER_ACTION_LAST; action++)
+		CHECK_UEQ(decoded->action_totals[action], state->action_totals[action]);
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+static void
+set_failing_since(unsigned char *buf, size_t *len)
+{
+	put_le(buf + *len - CHECKSUM_BYTES - FAILING_SINCE_BYTES,
+		   (uint64_t) recovery_value, 8);
+}
+
+/* Only times walsizer.status can show as a timestamptz, or 0. */
+static void
+decode_rejects_a_failing_since_postgresql_cannot_show(void)
+{
+	WalsizerPersistent *state = state_with_records(1);
+	unsigned char *buf = malloc(walsizer_state_encoded_size());
+
+	recovery_value = FIRST_INVALID_TIME;
+	expect_rejected(set_failing_since, true, "failing-since");
+	recovery_value = FIRST_VALID_TIME - 1;
+	expect_rejected(set_failing_since, true, "failing-since");
+
+	/* and the encoder refuses to write one */
+	state->failing_since = FIRST_INVALID_TIME;
+	CHECK_UEQ(walsizer_state_encode(state, buf, walsizer_state_encoded_size()), 0);
+	state->failing_since = FIRST_INVALID_TIME - 1;
+	CHECK(walsizer_state_encode(state, buf, walsizer_state_encoded_size()) > 0);
+	free(buf);
+	free(state);
+}
+
 int
 main(void)
 {
@@ -1644,5 +1749,8 @@ main(void)
 	RUN_TEST(suite, decode_rejects_impossible_action_totals);
 	RUN_TEST(suite, decode_accepts_totals_short_of_all_decisions);
 	RUN_TEST(suite, encode_refuses_impossible_action_totals);
+	RUN_TEST(suite, round_trip_keeps_failing_since);
+	RUN_TEST(suite, version_4_file_reads_as_not_failing);
+	RUN_TEST(suite, decode_rejects_a_failing_since_postgresql_cannot_show);
 	return unit_exit_status();
 }
