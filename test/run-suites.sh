@@ -43,7 +43,7 @@ while (($#)); do
         --fuzz) on[fuzz-smoke]=1 ;;
         --version-tap-only | --mutation | --bench-smoke | --pgxn | --monitoring | --package) on[${1#--}]=1 ;;
         --tap-only) shift; tap_only=("$@") on[slow-tap]=1 on[version-tap-only]=0; (($#)) || usage; break ;;
-        *) usage ;;
+        *) say "unknown argument '$1'"; usage ;;
     esac
     shift
 done
