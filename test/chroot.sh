@@ -74,27 +74,14 @@ chroot_packaging_pkgs() {
     echo debhelper dpkg-dev fakeroot lintian libpq-dev postgresql-server-dev-all postgresql-all
 }
 
-# The archive mirror the host's apt already uses, so the chroots come from the
-# same place as host packages. WALSIZER_DEBIAN_MIRROR overrides it.
+# The archive mirror the host's apt already uses (apt reads its own sources,
+# in either format), so the chroots come from the same place as host packages.
 chroot_mirror() {
-    if [[ -n ${WALSIZER_DEBIAN_MIRROR:-} ]]; then echo "$WALSIZER_DEBIAN_MIRROR"; return; fi
     local codename uri
     # shellcheck source=/dev/null
     codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-    # deb822: the stanza whose Suites list the bare codename (not -security).
-    uri=$(awk -v c="$codename" 'BEGIN { RS = "" }
-        { u = ""; ok = 0; n = split($0, l, "\n")
-          for (i = 1; i <= n; i++) {
-              m = split(l[i], f, /[ \t]+/)
-              if (f[1] == "URIs:") u = f[2]
-              if (f[1] == "Suites:") for (j = 2; j <= m; j++) if (f[j] == c) ok = 1
-          }
-          if (ok && u != "") { print u; exit } }' \
-        /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-    # One-line format fallback: "deb [opts] URI SUITE COMPONENTS...".
-    [[ -n $uri ]] || uri=$(awk -v c="$codename" '$1 == "deb" {
-            i = 2; while ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
-            if ($(i + 1) == c) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null || true)
+    # shellcheck disable=SC2016 # apt expands $(SITE)
+    uri=$(apt-get indextargets --no-release-info --format '$(SITE)' "Release: $codename" | head -n 1)
     [[ -n $uri ]] || chroot_die "no Debian mirror for '$codename' in the host's apt sources"
     echo "$uri"
 }
@@ -111,41 +98,15 @@ chroot_exec() {
         DEBIAN_FRONTEND=noninteractive "$@"
 }
 
-# Mounts made by chroot_mount, undone in reverse by chroot_umount (EXIT trap).
-CHROOT_MOUNTED=()
-chroot_mount_one() { mount "$@" && CHROOT_MOUNTED+=("${!#}"); }
-
 # What postgresql-common's maintainer scripts and the servers need: /proc,
-# device nodes, ptys and a POSIX shared memory directory.
+# device nodes, ptys and a POSIX shared memory directory. Only inside
+# chroot_unshare's namespaces: their end unmounts all and kills what is left.
 chroot_mount() {
     local root=$1
-    trap chroot_umount EXIT
-    chroot_mount_one -t proc proc "$root/proc"
-    chroot_mount_one --bind /dev "$root/dev"
-    chroot_mount_one --bind /dev/pts "$root/dev/pts"
-    chroot_mount_one -t tmpfs -o mode=1777,size=1g shm "$root/dev/shm"
-}
-
-chroot_umount() {
-    ((${#CHROOT_MOUNTED[@]})) || return 0
-    # As the namespace's PID 1, stop anything CMD left behind (e.g. a server
-    # that was not shut down): it would keep the mounts busy. The chroot's
-    # /proc (mounted first) shows this namespace's processes only.
-    if [[ ${WALSIZER_CHROOT_NS:-} == 1 ]] && (($$ == 1)); then
-        local p left=()
-        for p in "${CHROOT_MOUNTED[0]}"/[0-9]*; do
-            [[ -e $p/stat && ${p##*/} != 1 ]] && left+=("${p##*/}")
-        done
-        if ((${#left[@]})); then
-            chroot_say "killing processes left running in the chroot: ${left[*]}"
-            kill -KILL -1 2>/dev/null || true
-        fi
-    fi
-    local i
-    for ((i = ${#CHROOT_MOUNTED[@]} - 1; i >= 0; i--)); do
-        umount "${CHROOT_MOUNTED[i]}" 2>/dev/null || umount -l "${CHROOT_MOUNTED[i]}"
-    done
-    CHROOT_MOUNTED=()
+    mount -t proc proc "$root/proc"
+    mount --bind /dev "$root/dev"
+    mount --bind /dev/pts "$root/dev/pts"
+    mount -t tmpfs -o mode=1777,size=1g shm "$root/dev/shm"
 }
 
 # Run an internal subcommand in a fresh private mount and PID namespace,
@@ -234,7 +195,6 @@ chroot_build() {
     [[ -e $root$pgxs/src/test/perl/PostgreSQL/Test/Cluster.pm ]] ||
         chroot_die "PostgreSQL::Test modules missing below $pgxs"
     echo "=== done: $(chroot_exec "$root" "$bin/pg_config" --version)"
-    chroot_umount
     touch "$(chroot_ready_marker "$major")" # last: marks the chroot complete
 }
 
@@ -261,15 +221,13 @@ chroot_enter() {
         [[ -d $host ]] || chroot_die "bind source '$host' is not a directory"
         [[ $inside == /?* && $inside != *..* ]] || chroot_die "bind target '$inside' must be an absolute path"
         mkdir -p "$root$inside"
-        chroot_mount_one --bind "$host" "$root$inside"
+        mount --bind "$host" "$root$inside"
     done
     # The major's own bin first: in the shared sid chroot the pg_config
     # wrapper in /usr/bin would otherwise pick the newest major.
-    local bin=/usr/lib/postgresql/$major/bin rc=0
+    local bin=/usr/lib/postgresql/$major/bin
     CHROOT_PATH=$bin:$CHROOT_PATH
-    chroot_exec "$root" PG_CONFIG="$bin/pg_config" "$@" || rc=$?
-    chroot_umount
-    return "$rc"
+    chroot_exec "$root" PG_CONFIG="$bin/pg_config" "$@"
 }
 
 chroot_main() {

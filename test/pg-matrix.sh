@@ -1,22 +1,17 @@
 #!/usr/bin/env bash
 # test/pg-matrix.sh - run all of pg_walsizer's test suites against each
-# supported PostgreSQL major.
+# supported PostgreSQL major (TESTING.md, "Suites": what runs where).
 #
 #   test/pg-matrix.sh [MAJOR...]        MAJOR: 15, 17, 18, 19 (default: all)
 #
 # 15 runs on the host from Debian 12's own packages (installed first when
 # missing); 17, 18 and 19 need a newer libc and run in chroots from
-# test/chroot.sh, prepared in the background. Three lanes run side by
-# side: the host's 15, the newest major (then 17), and the newest major's
-# slow TAP files (then 18; see the lanes below).
-# 15 and the newest run every suite, the majors between pg_regress and the
-# version-dependent TAP files (see suite_args below). test/run-suites.sh
-# does the work for each major; a failing major does not stop the next
-# one. Each major's log is printed when all lanes are done; then a table
-# per major and, as the last line, "N passed, N failed" summed over all
-# majors; exits 1 if anything failed.
-# Needs root. WALSIZER_APT_UPDATED=1 skips "apt-get update" before
-# installing host packages (the caller has just run it).
+# test/chroot.sh, prepared in the background. test/run-suites.sh does the
+# work for each major; a failing major does not stop the next one. Each
+# major's log is printed when all lanes are done; then a table per major
+# and, as the last line, "N passed, N failed" summed over all majors; exits
+# 1 if anything failed. Needs root. WALSIZER_APT_UPDATED=1 skips "apt-get
+# update" before installing host packages (the caller has just run it).
 set -euo pipefail
 
 say() { printf 'pg-matrix: %s\n' "$*" >&2; }
@@ -35,7 +30,7 @@ done
 
 # Say first what is going to happen and how long it takes: on a fresh
 # machine the first minutes are package downloads with little output.
-slow_files=$({ grep -l '^# walsizer-test: slow$' "$srcdir"/test/t/*.pl 2>/dev/null || true; } | xargs -r -n1 basename | tr '\n' ' ')
+mapfile -t slow < <(cd "$srcdir" && grep -l '^# walsizer-test: slow$' test/t/*.pl)
 version_files=$(grep -l '^# walsizer-test: version-dependent$' "$srcdir"/test/t/*.pl 2>/dev/null | wc -l || true)
 cat <<EOF_PLAN
 pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, in three lanes side by side:
@@ -45,32 +40,26 @@ pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, in three lanes side b
     the Debian package (test/package.sh)
   - ${majors[-1]} (the newest) in a Debian chroot under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
     (built once, a few minutes): pg_regress, every TAP file, unit and sim;
-    the slow TAP files (${slow_files% }) run there only, in a lane
+    the slow TAP files (${slow[*]##*/}) run there only, in a lane
     of their own
   - the majors between, in chroots too: pg_regress and the ${version_files}
     version-dependent TAP files; the Debian package on 17
   Ends with a table per major and "N passed, N failed".
 EOF_PLAN
 
-# Host packages: 15's server, headers, TAP and fuzzing toolchain, the
-# Prometheus exporter and promtool (test/t/240_prometheus_exporter.pl, the
-# monitoring suite), and what test/package.sh needs to build and check the
-# Debian package (postgresql-all for its build-time test); the chroots need
-# debootstrap. Checked first so a
-# ready machine skips apt.
-wanted=()
-for m in "${majors[@]}"; do
-    if [[ $m == 15 ]]; then
-        wanted+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libipc-run-perl
-            build-essential clang-14 libclang-rt-14-dev debootstrap gnuplot-nox pgxnclient
-            prometheus-postgres-exporter prometheus python3-yaml
-            postgresql-server-dev-all postgresql-all libpq-dev debhelper dpkg-dev lintian fakeroot)
-    else
-        wanted+=(debootstrap)
-    fi
-done
+# Host packages: the chroots need debootstrap; 15 its server, headers, TAP
+# and fuzzing toolchain, the Prometheus exporter and promtool
+# (test/t/240_prometheus_exporter.pl, the monitoring suite), and what
+# test/package.sh needs (postgresql-all for its build-time test). Checked
+# first so a ready machine skips apt.
+wanted=(debootstrap)
+[[ " ${majors[*]} " != *" 15 "* ]] ||
+    wanted+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libipc-run-perl
+        build-essential clang-14 libclang-rt-14-dev gnuplot-nox pgxnclient
+        prometheus-postgres-exporter prometheus python3-yaml
+        postgresql-server-dev-all postgresql-all libpq-dev debhelper dpkg-dev lintian fakeroot)
 missing=()
-for p in $(printf '%s\n' "${wanted[@]}" | sort -u); do
+for p in "${wanted[@]}"; do
     [[ $(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null) == ii* ]] || missing+=("$p")
 done
 if ((${#missing[@]})); then
@@ -134,7 +123,6 @@ wait_prepare() {
 }
 
 declare -A row_pass row_fail row_note row_prep row_test
-total_pass=0 total_fail=0
 
 # Totals of one run-suites.sh log: its last "N passed, N failed" line.
 # A run that never printed one (crashed, killed) counts as one failure.
@@ -151,39 +139,22 @@ tally() {
 }
 
 newest=${majors[-1]}
-# What runs where. 15 (the host's) and the newest major run every suite but
-# the slow TAP files, which run on the newest only; unit and sim include
-# nothing from PostgreSQL and run on those two as well. The majors between
-# run pg_regress and the TAP files that exercise version-dependent code
-# (marked "# walsizer-test: version-dependent"): what is the same on every
-# major was proven on 15 and the newest. The Debian package is built and
-# checked on 15 and on 17, the default major of the chroot's release.
-slow_paths=$({ grep -l '^# walsizer-test: slow$' "$srcdir"/test/t/*.pl 2>/dev/null || true; } |
-    sed "s|^$srcdir/||")
-suite_args() { # JOB: a major, or NEWEST-slow for the newest's slow TAP files
-    local m=$1 args=()
-    if [[ $m == "$newest-slow" ]]; then
-        # a job of its own, beside the newest's other suites: --tap-only
-        # installs into its own scratch directory, so both run at once
-        # shellcheck disable=SC2086 # one path per line
-        printf '%s\n' --tap-only $slow_paths
-        return
-    fi
-    args+=(--no-slow-tap)
-    if [[ $m == 15 ]]; then
-        args+=(--fuzz --mutation --bench-smoke --pgxn --monitoring)
-    elif [[ $m != "$newest" ]]; then
-        args+=(--no-pure --version-tap-only)
-    fi
-    [[ $m != 15 && $m != 17 ]] || args+=(--package)
-    printf '%s\n' "${args[@]}"
-}
-
-# One major's suites; writes run-MAJOR.log and run-MAJOR.status
+# One job's suites: a major, or NEWEST-slow for the newest's slow TAP files
+# (--tap-only installs into its own scratch directory, so it runs beside
+# the newest's other suites). Writes run-JOB.log and run-JOB.status
 # ("RC SECONDS PREP..."). Runs inside a lane, in the background.
+# What runs where: 15 (the host's) and the newest major run every suite but
+# the slow TAP files; unit and sim include nothing from PostgreSQL and run
+# on those two only. The majors between run pg_regress and the TAP files
+# that exercise version-dependent code: what is the same on every major was
+# proven on 15 and the newest. The Debian package is built and checked on
+# 15 and on 17, the default major of the chroot's release.
 run_major() {
-    local job=$1 m=${1%-slow} log=$logdir/run-$1.log rc=0 t0 waited prep args=()
-    mapfile -t args < <(suite_args "$job")
+    local job=$1 m=${1%-slow} log=$logdir/run-$1.log rc=0 t0 waited prep args=(--no-slow-tap)
+    if [[ $job == *-slow ]]; then args=(--tap-only "${slow[@]}")
+    elif [[ $m == 15 ]]; then args+=(--fuzz --mutation --bench-smoke --pgxn --monitoring --package)
+    elif [[ $m != "$newest" ]]; then args+=(--no-pure --version-tap-only); fi
+    [[ $job != 17 ]] || args+=(--package)
     if [[ $m == 15 ]]; then
         prep=host
         t0=$SECONDS
@@ -217,24 +188,19 @@ run_major() {
 # checkpoints), so three lanes keep two cores busy about as a shared CI
 # machine would be; the tests are written to hold on a machine twice as
 # slow.
-lane_a=() lane_b=() lane_c=() middle=() jobs=()
-for m in "${majors[@]}"; do
-    if [[ $m == 15 ]]; then lane_a+=("$m")
-    elif [[ $m == "$newest" ]]; then lane_b=("$m" "${lane_b[@]}")
-    else middle=("$m" "${middle[@]}"); fi
+# The majors between, newest first, alternate: 18 after the slow files, 17
+# after the newest; 15's lane, with the mutation, fuzz, benchmark and
+# package suites, is the longest already.
+lanes=("" "" "") jobs=("${majors[@]}") i=0
+((${#slow[@]} == 0)) || lanes[2]=$newest-slow jobs+=("$newest-slow")
+for ((k = ${#majors[@]} - 1; k >= 0; k--)); do
+    m=${majors[k]}
+    if [[ $m == 15 ]]; then lanes[0]=15
+    elif [[ $m == "$newest" ]]; then lanes[1]=$m
+    else lanes[2 - i++ % 2]+=" $m"; fi
 done
-# the majors between (newest first): 18 after the slow files, 17 after
-# the newest; 15's lane, with the mutation, fuzz, benchmark and package
-# suites, is the longest already
-[[ -z $slow_paths ]] || lane_c=("$newest-slow")
-i=0
-for m in "${middle[@]}"; do
-    if ((i++ % 2 == 0)); then lane_c+=("$m"); else lane_b+=("$m"); fi
-done
-jobs=("${majors[@]}")
-[[ -z $slow_paths ]] || jobs+=("$newest-slow")
 lane_pids=()
-for lane in "${lane_a[*]}" "${lane_b[*]}" "${lane_c[*]}"; do
+for lane in "${lanes[@]}"; do
     [[ -n $lane ]] || continue
     # shellcheck disable=SC2086 # a lane is a list of jobs
     (for job in $lane; do run_major "$job"; done) &
@@ -268,9 +234,6 @@ if [[ " ${majors[*]} " == *" 15 "* ]]; then
         fi
     done
 fi
-for m in "${jobs[@]}"; do
-    total_pass=$((total_pass + row_pass[$m])) total_fail=$((total_fail + row_fail[$m]))
-done
 
 printf '\n########## Summary\n'
 for m in "${jobs[@]}"; do
@@ -280,9 +243,11 @@ for m in "${jobs[@]}"; do
 done
 echo
 printf '%-8s %-36s %7s %7s %7s  %s\n' major chroot tests passed failed note
+total_pass=0 total_fail=0
 for m in "${jobs[@]}"; do
     printf '%-8s %-36s %6ss %7s %7s  %s\n' "$m" "${row_prep[$m]}" "${row_test[$m]}" \
         "${row_pass[$m]}" "${row_fail[$m]}" "${row_note[$m]:-}"
+    total_pass=$((total_pass + row_pass[$m])) total_fail=$((total_fail + row_fail[$m]))
 done
 if ((total_fail)); then
     say "logs kept in $logdir"
