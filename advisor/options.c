@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings_limits.h"
+
 /* the longest --duration, --interval or --max-recovery-time: 7 days */
-#define MAX_TIME_S (7 * 24 * 3600.0)
+#define MAX_TIME_S ((double) WALSIZER_WEEK_S)
 
 /* getopt_long's codes for the options without a short form */
 enum
@@ -131,7 +133,7 @@ parse_mb(const char *text)
 		value *= 1024 * 1024;
 	else if (*end != '\0' && strcmp(end, "MB") != 0)
 		return -1;
-	if (value < 2 || value > 2147483647.0)
+	if (value < WALSIZER_SIZE_MIN_MB || value > (double) WALSIZER_SIZE_LIMIT_MB)
 		return -1;
 	return (int64_t) value;
 }
