@@ -87,14 +87,17 @@ uninstall-docs:
 # with its policy_*.c and recovery_bound.c, linked as they are) from outside the
 # server.  Installed next to the server's programs (pg_config --bindir).
 ADVISOR = pg_walsizer_advisor
+# Its --version is the package's: WALSIZER_VERSION_FLAG (test/pure.mk)
+# passes the control file's default_version, so that the two cannot differ.
 ADVISOR_OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/advisor/*.c))
 ADVISOR_SHARED_OBJS = $(addprefix src/common/,measure.o measure_rates.o \
 	policy.o policy_utils.o policy_formula.o policy_limits.o policy_grow.o \
 	policy_shrink.o policy_standby.o recovery_bound.o)
 
 # The advisor links no server code: it sees src/common's headers only.
-$(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/common/*.h)
-	$(CC) $(CFLAGS) $(PG_CFLAGS) -I$(srcdir)/src/common -I$(srcdir)/advisor -I$(includedir) -c -o $@ $<
+$(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/common/*.h) \
+		$(srcdir)/$(EXTENSION).control
+	$(CC) $(CFLAGS) $(PG_CFLAGS) $(WALSIZER_VERSION_FLAG) -I$(srcdir)/src/common -I$(srcdir)/advisor -I$(includedir) -c -o $@ $<
 
 $(ADVISOR): $(ADVISOR_OBJS) $(ADVISOR_SHARED_OBJS)
 	$(CC) $(CFLAGS) $(PG_CFLAGS) -o $@ $^ $(LDFLAGS) -L$(libdir) -lpq -lm

@@ -22,6 +22,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "settings_limits.h"
+
 #define USECS_PER_SECOND 1000000.0
 #define BYTES_PER_MB (1024.0 * 1024.0)
 #define SECONDS_PER_HOUR 3600.0
@@ -68,9 +70,9 @@ advisor_default_options(AdvisorOptions *options)
 {
 	memset(options, 0, sizeof(*options));
 	options->window_s = 0;
-	options->sample_interval_s = 1.0;
-	options->max_mb = 4096;
-	options->max_recovery_s = 300;
+	options->sample_interval_s = WALSIZER_SAMPLE_INTERVAL_MS_DEFAULT / 1000.0;
+	options->max_mb = WALSIZER_MAX_MB_DEFAULT;
+	options->max_recovery_s = WALSIZER_MAX_RECOVERY_TIME_S_DEFAULT;
 	options->replay_rate_bytes_s = 0;
 }
 

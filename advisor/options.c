@@ -3,13 +3,17 @@
  * options.c
  *		pg_walsizer_advisor's command line: parse and check its options
  *		and arguments into Options, print --help and --version, and say
- *		in one line what is wrong with bad input.
+ *		in one line what is wrong with bad input (EXIT_BAD_INPUT, before any
+ *		server is sampled).
  *
  * Each group of options (servers, measuring, policy, output) has a parser
  * of its own; what the options say together is checked once all are read.
  *
  *-------------------------------------------------------------------------
  */
+/* strdup(); the unit tests build this file as C99 */
+#define _POSIX_C_SOURCE 200809L
+
 #include "options.h"
 
 #include <errno.h>
@@ -21,8 +25,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings_limits.h"
+
 /* the longest --duration, --interval or --max-recovery-time: 7 days */
-#define MAX_TIME_S (7 * 24 * 3600.0)
+#define MAX_TIME_S ((double) WALSIZER_WEEK_S)
 
 /* getopt_long's codes for the options without a short form */
 enum
@@ -72,11 +78,15 @@ usage(FILE *out)
 			"      --replay-rate=MBPS   walsizer.replay_rate in MB/s (default: assumed 20)\n\n"
 			"Output:\n"
 			"      --json               one JSON document on standard output\n"
-			"  -q, --quiet              no window lines and no progress\n"
-			"      --help, --version\n\n"
-			"Exit status: 0 measured, 1 measured in part (a connection was lost),\n"
-			"2 bad input or a server that cannot be measured.\n",
-			PROGRAM, PROGRAM);
+			"  -q, --quiet              no window lines and no progress\n\n"
+			"Other options:\n"
+			"  -V, --version            output version information, then exit\n"
+			"  -?, --help               show this help, then exit\n\n"
+			"Connection settings not given here come from libpq's environment\n"
+			"variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGSERVICE, ...).\n\n"
+			"Exit status: %d every server measured, %d bad input, %d no server could be\n"
+			"measured, %d some servers measured in part or not at all (each row says why).\n",
+			PROGRAM, PROGRAM, EXIT_MEASURED, EXIT_BAD_INPUT, EXIT_NO_SERVER, EXIT_PARTIAL);
 }
 
 int
@@ -84,7 +94,7 @@ advisor_bad_input(const char *fmt,...)
 {
 	va_list		args;
 
-	fprintf(stderr, "%s: ", PROGRAM);
+	fprintf(stderr, "%s: error: ", PROGRAM);
 	va_start(args, fmt);
 	vfprintf(stderr, fmt, args);
 	va_end(args);
@@ -131,7 +141,7 @@ parse_mb(const char *text)
 		value *= 1024 * 1024;
 	else if (*end != '\0' && strcmp(end, "MB") != 0)
 		return -1;
-	if (value < 2 || value > 2147483647.0)
+	if (value < WALSIZER_SIZE_MIN_MB || value > (double) WALSIZER_SIZE_LIMIT_MB)
 		return -1;
 	return (int64_t) value;
 }
@@ -145,11 +155,18 @@ add_server(Options *o, const char *conninfo)
 	return 0;
 }
 
+/*
+ * One server per line of o->servers_file; blank lines and "#" comments are
+ * skipped.  A file that names no server, or that cannot be read (a
+ * directory), is bad input: never a reason to fall back to the default
+ * server.
+ */
 static int
 read_servers_file(Options *o)
 {
 	FILE	   *f = fopen(o->servers_file, "r");
 	char		line[1024];
+	int			named = 0;
 
 	if (f == NULL)
 		return advisor_bad_input("could not open servers file \"%s\": %s",
@@ -181,8 +198,20 @@ read_servers_file(Options *o)
 			fclose(f);
 			return advisor_bad_input("out of memory");
 		}
+		named++;
+	}
+	if (ferror(f))
+	{
+		int			read_errno = errno;
+
+		fclose(f);
+		return advisor_bad_input("could not read servers file \"%s\": %s",
+								 o->servers_file, strerror(read_errno));
 	}
 	fclose(f);
+	if (named == 0)
+		return advisor_bad_input("servers file \"%s\" names no server (one connection string per line)",
+								 o->servers_file);
 	return 0;
 }
 
@@ -275,7 +304,13 @@ policy_option(int c, const char *value, Options *o)
 	return NOT_THIS_GROUP;
 }
 
-/* -q, --json, --help, --version */
+static void
+print_version(void)
+{
+	printf("%s (pg_walsizer) %s\n", PROGRAM, ADVISOR_VERSION);
+}
+
+/* -q, --json, -?, --help, -V, --version */
 static int
 output_option(int c, Options *o)
 {
@@ -289,10 +324,11 @@ output_option(int c, Options *o)
 			return 0;
 		case OPT_HELP:
 			usage(stdout);
-			exit(0);
+			exit(EXIT_MEASURED);
+		case 'V':
 		case OPT_VERSION:
-			printf("%s %s\n", PROGRAM, ADVISOR_VERSION);
-			exit(0);
+			print_version();
+			exit(EXIT_MEASURED);
 	}
 	return NOT_THIS_GROUP;
 }
@@ -311,6 +347,9 @@ take_option(int c, char **argv, Options *o)
 		return status;
 	if ((status = output_option(c, o)) != NOT_THIS_GROUP)
 		return status;
+	/* getopt's '?' is also what an unknown option returns: look at it */
+	if (c == '?' && optind > 1 && strcmp(argv[optind - 1], "-?") == 0)
+		return output_option(OPT_HELP, o);
 	if (c == ':')
 		return advisor_bad_input("option %s needs a value; try \"%s --help\"",
 								 argv[optind - 1], PROGRAM);
@@ -369,7 +408,8 @@ advisor_parse_options(int argc, char **argv, Options *o)
 	o->duration_s = 15 * 60;
 	advisor_default_options(&o->advisor);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h:p:U:d:q", long_options, NULL)) != -1)
+	optind = 1;					/* the unit tests parse more than one line */
+	while ((c = getopt_long(argc, argv, ":h:p:U:d:qV?", long_options, NULL)) != -1)
 		if ((status = take_option(c, argv, o)) != 0)
 			return status;
 	return check_servers(argc, argv, o);

@@ -10,8 +10,10 @@
  *
  * Several servers are sampled at once with libpq's asynchronous API, one
  * query in flight per server, so that a slow server delays no other.
- * Exit status: 0 measured, 1 measured in part (a connection was lost and
- * could not be restored), 2 bad input or a server that cannot be measured.
+ * A server that cannot be measured (down, a bad connection string, a role
+ * without pg_monitor) does not stop the others: its row says why.  Exit
+ * status (options.h): 0 every server measured, 1 bad input, 2 no server
+ * could be measured, 3 some were measured in part or not at all.
  *
  * This file holds the run: the connections and their reconnection, the
  * sampling loop, the replay of a trace, and main.  The command line is
@@ -38,7 +40,6 @@
 #include "secrets.h"
 #include "server_sampling.h"
 
-#define EXIT_PARTIAL 1
 /*
  * A lost connection is tried again at every sample for this long, enough
  * for a server's restart; then what was measured is reported.
@@ -70,6 +71,7 @@ typedef struct Server
 	double		failed_at;		/* when the connection was lost, 0 if not */
 	int			reconnects;		/* connections restored during the run */
 	char		note[256];
+	char		error[512];		/* why it could not be measured, or "" */
 	AdvisorWorkingSet ws;
 	Advice		advice;
 } Server;
@@ -136,43 +138,52 @@ connection_error(Server *s, char *out, size_t len)
 	advisor_masked_message(&s->secrets, PQerrorMessage(s->conn), out, len);
 }
 
+/*
+ * s could not be measured: say why on stderr, as libpq says it (its lines
+ * kept), and keep it in one line for its row.
+ */
+static bool
+server_failed(Server *s, const char *what, const char *why)
+{
+	fprintf(stderr, "%s: error: %s: %s\n", PROGRAM, what, why);
+	snprintf(s->error, sizeof(s->error), "%s", why);
+	advisor_one_line(s->error, sizeof(s->error));
+	return false;
+}
+
 /* Connect and read what the advisor needs; false after saying why. */
 static bool
 open_server(const Options *o, Server *s)
 {
 	char		error[512];
+	char		what[192];
 
 	if (!advisor_read_secrets(&s->secrets, s->conninfo, error, sizeof(error)))
 	{
-		fprintf(stderr, "%s: could not connect to server %d: invalid connection string: %s\n",
-				PROGRAM, s->number, error);
-		return false;
+		/* its text may hold a password: named by its place */
+		snprintf(s->label, sizeof(s->label), "server %d", s->number);
+		snprintf(what, sizeof(what), "could not connect to server %d: invalid connection string",
+				 s->number);
+		return server_failed(s, what, error);
 	}
 	s->conn = connect_server(o, s->conninfo);
 	set_label(s);
 	if (PQstatus(s->conn) != CONNECTION_OK)
 	{
 		connection_error(s, error, sizeof(error));
-		fprintf(stderr, "%s: could not connect to server \"%s\": %s\n",
-				PROGRAM, s->label, error);
-		return false;
+		snprintf(what, sizeof(what), "could not connect to server \"%s\"", s->label);
+		return server_failed(s, what, error);
 	}
 	advisor_add_secret(&s->secrets, PQpass(s->conn));
 	if (!sampling_read_facts(s->conn, &s->facts, error, sizeof(error)))
-	{
-		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
-		return false;
-	}
+		return server_failed(s, s->label, error);
 	s->tables_known = sampling_read_tables(s->conn, &s->tables, error, sizeof(error));
 	if (!s->tables_known)
 		fprintf(stderr, "%s: %s: %s; cycles will be predicted without the working set\n",
 				PROGRAM, s->label, error);
 	s->adv = calloc(1, sizeof(Advisor));
 	if (s->adv == NULL)
-	{
-		fprintf(stderr, "%s: out of memory\n", PROGRAM);
-		return false;
-	}
+		return server_failed(s, s->label, "out of memory");
 	return true;
 }
 
@@ -204,6 +215,7 @@ connection_failed(Server *s)
 		char		error[256];
 
 		connection_error(s, error, sizeof(error));
+		advisor_one_line(error, sizeof(error));
 		s->lost = true;
 		snprintf(s->note, sizeof(s->note),
 				 "the connection was lost and could not be restored in %.0f s (%s); this is what was measured until then",
@@ -268,7 +280,7 @@ collect(const Options *o, Server *s, FILE *record, bool fleet)
 			take_sample(o, s, &sample, record, fleet);
 		else
 		{
-			advisor_one_line(error);
+			advisor_one_line(error, sizeof(error));
 			fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
 		}
 		PQclear(res);
@@ -403,7 +415,8 @@ finish_server(const Options *o, Server *s, bool fleet)
 	{
 		memset(&s->advice, 0, sizeof(s->advice));
 		s->advice.verdict = ADVISOR_UNKNOWN;
-		snprintf(s->advice.reason, sizeof(s->advice.reason), "no sample was taken");
+		snprintf(s->advice.reason, sizeof(s->advice.reason), "%s",
+				 s->error[0] ? s->error : "no sample was taken");
 		return;
 	}
 	if (advisor_finish_window(s->adv, &w))
@@ -422,7 +435,7 @@ finish_server(const Options *o, Server *s, bool fleet)
 							  s->facts.checkpoint_timeout_s, &s->ws,
 							  &elsewhere, error, sizeof(error)))
 	{
-		advisor_one_line(error);
+		advisor_one_line(error, sizeof(error));
 		fprintf(stderr, "%s: %s: %s\n", PROGRAM, s->label, error);
 	}
 	if (elsewhere)
@@ -449,9 +462,11 @@ report(const Options *o, Server *servers, int count)
 		rows[i].partial = servers[i].lost;
 		rows[i].interrupted = interrupted;
 		rows[i].note = servers[i].note[0] ? servers[i].note : NULL;
+		rows[i].sampled = servers[i].started;
+		rows[i].error = servers[i].error[0] ? servers[i].error : NULL;
 	}
 	if (o->json)
-		report_json(stdout, rows, count);
+		report_json(stdout, rows, count, time(NULL));
 	else
 	{
 		for (int i = 0; i < count; i++)
@@ -511,8 +526,9 @@ replay(const Options *o)
 	row.label = o->replay_path;
 	row.facts = &facts;
 	row.advice = &advice;
+	row.sampled = true;
 	if (o->json)
-		report_json(stdout, &row, 1);
+		report_json(stdout, &row, 1, time(NULL));
 	else
 		report_text(stdout, &row);
 	free(adv);
@@ -530,7 +546,8 @@ main(int argc, char **argv)
 	int			status;
 	FILE	   *record = NULL;
 	bool		any_lost = false;
-	bool		none_sampled = false;
+	int			sampled = 0;
+	int			reachable = 0;
 	bool		record_failed = false;
 
 	if ((status = advisor_parse_options(argc, argv, &o)) != 0)
@@ -548,16 +565,18 @@ main(int argc, char **argv)
 	if (servers == NULL)
 		return advisor_bad_input("out of memory");
 
-	status = 0;
+	/* one server that cannot be measured stops none of the others */
 	for (int i = 0; i < count; i++)
 	{
 		servers[i].conninfo = o.conninfos[i];
 		servers[i].number = i + 1;
-		if (!open_server(&o, &servers[i]))
-			status = EXIT_BAD_INPUT;
+		if (open_server(&o, &servers[i]))
+			reachable++;
+		else
+			servers[i].lost = true;
 	}
-	if (status != 0)
-		return status;
+	if (reachable == 0)
+		return EXIT_NO_SERVER;
 
 	if (o.record_path)
 	{
@@ -585,9 +604,9 @@ main(int argc, char **argv)
 	for (int i = 0; i < count; i++)
 	{
 		finish_server(&o, &servers[i], count > 1);
-		any_lost |= servers[i].lost;
-		/* not one sample: nothing was measured on that server */
-		none_sampled |= !servers[i].started;
+		/* lost, never reached, or not one sample: measured in part */
+		any_lost |= servers[i].lost || !servers[i].started;
+		sampled += servers[i].started;
 	}
 	if (record)
 	{
@@ -607,7 +626,7 @@ main(int argc, char **argv)
 	/* the report is out; a trace that could not be written is still an error */
 	if (record_failed)
 		return advisor_bad_input("could not write \"%s\": %s", o.record_path, strerror(errno));
-	if (none_sampled)
-		return EXIT_BAD_INPUT;
-	return any_lost ? EXIT_PARTIAL : 0;
+	if (sampled == 0)
+		return EXIT_NO_SERVER;
+	return any_lost ? EXIT_PARTIAL : EXIT_MEASURED;
 }

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "options.h"
+
 #define BYTES_PER_MB (1024.0 * 1024.0)
 
 static const char *
@@ -47,6 +49,11 @@ report_text(FILE *out, const ReportRow *row)
 	const Advice *a = row->advice;
 	char		apply[128];
 
+	if (row->error)
+	{
+		fprintf(out, "\n%s: not measured: %s\n", row->label, row->error);
+		return;
+	}
 	fprintf(out, "\n%s (PostgreSQL %d, %s): measured %.0f s%s\n",
 			row->label, row->facts->major, role_name(row->facts), a->seconds,
 			row->partial ? " (partial: the connection was lost)" :
@@ -99,6 +106,12 @@ report_table(FILE *out, const ReportRow *rows, int count)
 	{
 		const Advice *a = rows[i].advice;
 
+		if (rows[i].error)
+		{
+			fprintf(out, "%-32s %-8s %6s %9s %9s %8s %12s  %s\n",
+					rows[i].label, "-", "-", "-", "-", "-", "-", "not measured");
+			continue;
+		}
 		fprintf(out, "%-32s %-8s %6.0f %9.1f %9.0f %6" PRId64 "MB %10" PRId64 "MB  %s%s\n",
 				rows[i].label, role_name(rows[i].facts), a->seconds,
 				a->seconds > 0 ? (double) a->wal_bytes / BYTES_PER_MB / a->seconds : 0,
@@ -108,11 +121,42 @@ report_table(FILE *out, const ReportRow *rows, int count)
 	}
 }
 
+const char *
+report_action_name(AdvisorVerdict verdict)
+{
+	switch (verdict)
+	{
+		case ADVISOR_KEEP:
+			return walsizer_action_name(WALSIZER_ACTION_NONE);
+		case ADVISOR_GROW:
+			return walsizer_action_name(WALSIZER_ACTION_GROW);
+		case ADVISOR_GROW_CAPPED:
+			return walsizer_action_name(WALSIZER_ACTION_CAPPED);
+		case ADVISOR_SHRINK:
+			return walsizer_action_name(WALSIZER_ACTION_SHRINK);
+		case ADVISOR_UNKNOWN:
+			break;
+	}
+	return NULL;
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+/*
+ * The members of one JSON object, written in order: each writer puts the
+ * separator before its member.  A figure that is not known is null.
+ */
+typedef struct JsonObject
+{
+	FILE	   *out;
+	bool		first;
+} JsonObject;
+
 static void
 json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
-	for (; s && *s; s++)
+	for (; *s; s++)
 	{
 		unsigned char c = (unsigned char) *s;
 
@@ -126,56 +170,142 @@ json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static double
-finite_or_zero(double v)
+static void
+json_key(JsonObject *o, const char *key)
 {
-	return isfinite(v) ? v : 0;
+	fprintf(o->out, "%s\"%s\": ", o->first ? "" : ", ", key);
+	o->first = false;
+}
+
+/* A string, or null when s is NULL or empty. */
+static void
+json_text(JsonObject *o, const char *key, const char *s)
+{
+	json_key(o, key);
+	if (s && s[0])
+		json_string(o->out, s);
+	else
+		fputs("null", o->out);
+}
+
+static void
+json_bool(JsonObject *o, const char *key, bool known, bool value)
+{
+	json_key(o, key);
+	fputs(!known ? "null" : value ? "true" : "false", o->out);
+}
+
+static void
+json_int(JsonObject *o, const char *key, bool known, int64_t value)
+{
+	json_key(o, key);
+	if (known)
+		fprintf(o->out, "%" PRId64, value);
+	else
+		fputs("null", o->out);
+}
+
+static void
+json_uint(JsonObject *o, const char *key, bool known, uint64_t value)
+{
+	json_key(o, key);
+	if (known)
+		fprintf(o->out, "%" PRIu64, value);
+	else
+		fputs("null", o->out);
+}
+
+/* A number with digits decimals; null when unknown or not finite. */
+static void
+json_real(JsonObject *o, const char *key, bool known, double value, int digits)
+{
+	json_key(o, key);
+	if (known && isfinite(value))
+		fprintf(o->out, "%.*f", digits, value);
+	else
+		fputs("null", o->out);
+}
+
+/* What was measured: known once a first sample was taken. */
+static void
+json_measured(JsonObject *o, const ReportRow *row)
+{
+	const Advice *a = row->advice;
+	bool		sampled = row->sampled;
+	bool		connected = row->error == NULL;
+
+	json_int(o, "major", connected, row->facts->major);
+	json_text(o, "role", connected ? role_name(row->facts) : NULL);
+	json_text(o, "redo_source", !connected ? NULL :
+			  row->facts->redo_known ? "pg_control_checkpoint" : "counters");
+	json_bool(o, "partial", true, row->partial);
+	json_real(o, "seconds", sampled, a->seconds, 1);
+	json_uint(o, "wal_bytes", sampled, a->wal_bytes);
+	/* walsizer.decisions' names, and the names of 1.4 and before */
+	json_int(o, "timed", sampled, a->timed);
+	json_int(o, "requested", sampled, a->requested);
+	json_int(o, "wal_forced", sampled, a->wal_forced);
+	json_int(o, "checkpoints_timed", sampled, a->timed);
+	json_int(o, "checkpoints_requested", sampled, a->requested);
+	json_int(o, "checkpoints_forced_by_wal", sampled, a->wal_forced);
+	json_real(o, "fpi_share", sampled && a->wal_bytes > 0, a->fpi_share, 3);
+	json_int(o, "max_wal_size_mb", sampled, a->current_mb);
+}
+
+/* The recommendation: known when the policy decided. */
+static void
+json_recommendation(JsonObject *o, const ReportRow *row)
+{
+	const Advice *a = row->advice;
+	bool		decided = row->error == NULL && a->verdict != ADVISOR_UNKNOWN;
+	bool		to_apply = decided && a->verdict != ADVISOR_KEEP;
+	char		apply[128];
+
+	json_text(o, "action", decided ? report_action_name(a->verdict) : NULL);
+	json_text(o, "verdict", row->error ? NULL : advisor_verdict_name(a->verdict));
+	json_int(o, "recommended_mb", decided, a->recommended_mb);
+	json_int(o, "needed_mb", decided && a->needed_mb > 0, a->needed_mb);
+	json_int(o, "cap_mb", decided, a->cap_mb);
+	json_text(o, "cap_source", decided ? walsizer_cap_source_name(a->cap_source) : NULL);
+	json_uint(o, "cycle_bytes", decided, a->cycle_bytes);
+	json_bool(o, "cycle_predicted", decided, a->cycle_predicted);
+	json_int(o, "working_set_pages", decided, a->working_set_pages);
+	json_real(o, "forced_per_hour_now", decided, a->forced_per_hour_now, 1);
+	json_real(o, "forced_per_hour_after", decided, a->forced_per_hour_after, 1);
+	json_real(o, "estimated_recovery_s", decided, a->estimated_recovery_s, 1);
+	json_real(o, "replay_rate_bytes_per_s", decided, a->replay_rate_bytes_s, 0);
+	json_text(o, "replay_rate_source", !decided ? NULL :
+			  a->replay_rate_assumed ? "assumed" : "given");
+	json_text(o, "reason", row->error ? NULL : a->reason);
+	json_text(o, "basis", decided ? a->basis : NULL);
+	report_apply_command(apply, sizeof(apply), a->recommended_mb);
+	json_text(o, "apply", to_apply ? apply : NULL);
 }
 
 void
-report_json(FILE *out, const ReportRow *rows, int count)
+report_json(FILE *out, const ReportRow *rows, int count, time_t at)
 {
-	fprintf(out, "{\"servers\": [");
+	char		at_text[32] = "";
+	struct tm  *utc = gmtime(&at);
+
+	if (utc)
+		strftime(at_text, sizeof(at_text), "%Y-%m-%dT%H:%M:%SZ", utc);
+	fprintf(out, "{\"program\": \"%s\", \"version\": \"%s\", \"at\": ",
+			PROGRAM, ADVISOR_VERSION);
+	if (at_text[0])
+		json_string(out, at_text);
+	else
+		fputs("null", out);
+	fprintf(out, ", \"servers\": [");
 	for (int i = 0; i < count; i++)
 	{
-		const Advice *a = rows[i].advice;
-		char		apply[128];
+		JsonObject	o = {out, true};
 
-		report_apply_command(apply, sizeof(apply), a->recommended_mb);
-		fprintf(out, "%s\n  {\"server\": ", i ? "," : "");
-		json_string(out, rows[i].label);
-		fprintf(out, ", \"major\": %d, \"role\": \"%s\", \"redo_source\": \"%s\"",
-				rows[i].facts->major, role_name(rows[i].facts),
-				rows[i].facts->redo_known ? "pg_control_checkpoint" : "counters");
-		fprintf(out, ", \"partial\": %s, \"seconds\": %.1f, \"wal_bytes\": %" PRIu64,
-				rows[i].partial ? "true" : "false", finite_or_zero(a->seconds), a->wal_bytes);
-		fprintf(out, ", \"checkpoints_timed\": %" PRId64 ", \"checkpoints_requested\": %" PRId64
-				", \"checkpoints_forced_by_wal\": %" PRId64 ", \"fpi_share\": %.3f",
-				a->timed, a->requested, a->wal_forced, finite_or_zero(a->fpi_share));
-		fprintf(out, ", \"verdict\": \"%s\", \"max_wal_size_mb\": %" PRId64
-				", \"recommended_mb\": %" PRId64 ", \"needed_mb\": %" PRId64
-				", \"cap_mb\": %" PRId64 ", \"cap_source\": \"%s\"",
-				advisor_verdict_name(a->verdict), a->current_mb, a->recommended_mb,
-				a->needed_mb, a->cap_mb, walsizer_cap_source_name(a->cap_source));
-		fprintf(out, ", \"cycle_bytes\": %" PRIu64 ", \"cycle_predicted\": %s"
-				", \"working_set_pages\": %" PRId64,
-				a->cycle_bytes, a->cycle_predicted ? "true" : "false",
-				a->working_set_pages);
-		fprintf(out, ", \"forced_per_hour_now\": %.1f, \"forced_per_hour_after\": %.1f"
-				", \"estimated_recovery_s\": %.1f, \"replay_rate_bytes_per_s\": %.0f"
-				", \"replay_rate_source\": \"%s\"",
-				finite_or_zero(a->forced_per_hour_now),
-				finite_or_zero(a->forced_per_hour_after),
-				finite_or_zero(a->estimated_recovery_s),
-				finite_or_zero(a->replay_rate_bytes_s),
-				a->replay_rate_assumed ? "assumed" : "given");
-		fprintf(out, ", \"reason\": ");
-		json_string(out, a->reason);
-		fprintf(out, ", \"basis\": ");
-		json_string(out, a->basis);
-		fprintf(out, ", \"apply\": ");
-		json_string(out, a->verdict == ADVISOR_KEEP || a->verdict == ADVISOR_UNKNOWN ?
-					"" : apply);
+		fprintf(out, "%s\n  {", i ? "," : "");
+		json_text(&o, "server", rows[i].label);
+		json_text(&o, "error", rows[i].error);
+		json_measured(&o, &rows[i]);
+		json_recommendation(&o, &rows[i]);
 		fprintf(out, "}");
 	}
 	fprintf(out, "\n]}\n");

@@ -10,6 +10,7 @@
 #define WALSIZER_REPORT_H
 
 #include <stdio.h>
+#include <time.h>
 
 #include "advice.h"
 
@@ -22,12 +23,23 @@ typedef struct ReportRow
 	bool		partial;		/* the connection was lost before the end */
 	bool		interrupted;	/* the user stopped the run early */
 	const char *note;			/* why it is partial, or NULL */
+	bool		sampled;		/* a first sample was taken */
+	const char *error;			/* why it was not measured at all (one
+								 * line, no password), or NULL */
 } ReportRow;
 
 extern void report_window(FILE *out, const char *label, const AdvisorWindow *w);
 extern void report_text(FILE *out, const ReportRow *row);
 extern void report_table(FILE *out, const ReportRow *rows, int count);
-extern void report_json(FILE *out, const ReportRow *rows, int count);
+/*
+ * One JSON document: the advisor's version, when it was made (at), and a
+ * row per server with the SQL API's names (walsizer.recommendation's
+ * action and columns); a figure that is not known is null.
+ */
+extern void report_json(FILE *out, const ReportRow *rows, int count,
+						time_t at);
+/* The action walsizer.recommendation would name for verdict, or NULL. */
+extern const char *report_action_name(AdvisorVerdict verdict);
 extern void report_apply_command(char *buf, size_t len, int64_t size_mb);
 
 #endif							/* WALSIZER_REPORT_H */

@@ -11,6 +11,7 @@
  */
 #include "secrets.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,21 +26,42 @@
 #define MASK "********"
 
 void
-advisor_one_line(char *text)
+advisor_one_line(char *text, size_t size)
 {
-	char	   *to = text;
+	size_t		len = strlen(text);
+	char	   *line = malloc(2 * len + 1);
+	char	   *to = line;
 
+	if (line == NULL)
+		return;
 	for (const char *from = text; *from; from++)
 	{
 		char		c = (*from == '\n' || *from == '\t') ? ' ' : *from;
 
-		if (c == ' ' && (to == text || to[-1] == ' '))
+		/*
+		 * A line that starts without a tab is another message (libpq's
+		 * attempt at the next host or address): "; " keeps them apart.  An
+		 * indented one continues the line before it.
+		 */
+		if (*from == '\n' && from[1] != '\0' && from[1] != '\t' &&
+			from[1] != '\n' && to != line)
+		{
+			while (to > line && to[-1] == ' ')
+				to--;
+			*to++ = ';';
+			*to++ = ' ';
+			continue;
+		}
+		if (c == ' ' && (to == line || to[-1] == ' '))
 			continue;
 		*to++ = c;
 	}
-	while (to > text && to[-1] == ' ')
+	while (to > line && to[-1] == ' ')
 		to--;
 	*to = '\0';
+	if (size > 0)
+		snprintf(text, size, "%s", line);
+	free(line);
 }
 
 void
@@ -93,7 +115,9 @@ advisor_masked_message(const AdvisorSecrets *secrets, const char *text,
 		else
 			append(out, len, &used, text++, 1);
 	}
-	advisor_one_line(out);
+	/* libpq's messages end with a newline; its lines are kept */
+	while (used > 0 && (out[used - 1] == '\n' || out[used - 1] == ' '))
+		out[--used] = '\0';
 }
 
 /*
@@ -141,7 +165,7 @@ unparsed_message(const char *conninfo, const char *text, char *out, size_t len)
 		else
 			append(out, len, &used, text++, 1);
 	}
-	advisor_one_line(out);
+	advisor_one_line(out, len);
 }
 
 /*

@@ -33,13 +33,20 @@ extern void advisor_add_secret(AdvisorSecrets *secrets, const char *value);
 extern bool advisor_read_secrets(AdvisorSecrets *secrets, const char *conninfo,
 								 char *error, size_t error_len);
 
-/* Copy text to out (one line) with every secret masked. */
+/*
+ * Copy text to out with every secret masked, its lines kept (without the
+ * final newline): advisor_one_line() makes it one.
+ */
 extern void advisor_masked_message(const AdvisorSecrets *secrets, const char *text,
 								   char *out, size_t len);
 
 extern void advisor_free_secrets(AdvisorSecrets *secrets);
 
-/* libpq's messages span lines and indent with tabs: make them one line */
-extern void advisor_one_line(char *text);
+/*
+ * libpq's messages span lines and indent with tabs: make them one line,
+ * an indented line joined to the one before it, another message after
+ * "; ".
+ */
+extern void advisor_one_line(char *text, size_t size);
 
 #endif							/* WALSIZER_ADVISOR_SECRETS_H */

@@ -99,7 +99,9 @@ copy_tree() {
 	mkdir -p "$2" &&
 		(cd "$1" && tar -cf - --exclude=test/build \
 			src/common advisor/advice.c advisor/advice.h advisor/sample_trace.c \
-			advisor/sample_trace.h test/pure.mk test/unit test/sim test/fuzz) |
+			advisor/sample_trace.h advisor/options.c advisor/options.h \
+			advisor/report.c advisor/report.h pg_walsizer.control \
+			test/pure.mk test/unit test/sim test/fuzz) |
 		tar -C "$2" -xf -
 }
 

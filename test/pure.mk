@@ -23,16 +23,25 @@
 # exits with 70) fails in prove as a non-zero exit and a missing plan.
 # PROVE_FLAGS=-v shows every TAP line.
 
+# The package's version, for the advisor's --version and its JSON: the
+# control file's default_version, so that the two cannot differ. (Here,
+# because test/mutation.sh runs this file without the Makefile.)
+WALSIZER_VERSION := $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(srcdir)/pg_walsizer.control)
+WALSIZER_VERSION_FLAG = -DWALSIZER_VERSION='"$(WALSIZER_VERSION)"'
+
 # The pure modules: every file of src/common/ (make layout-check holds
 # them to that).
 PURE_SOURCES ?= $(sort $(wildcard $(srcdir)/src/common/*.c))
-# The advisor's pure parts: its pipeline and its trace format, which link
-# no PostgreSQL and no libpq. The rest of advisor/ is the program around
-# them: libpq (the sampling, the secrets), the command line, the output.
-PURE_ADVISOR_SOURCES = $(srcdir)/advisor/advice.c $(srcdir)/advisor/sample_trace.c
+# The advisor's pure parts, which link no PostgreSQL and no libpq: its
+# pipeline, its trace format, its command line and its output. The rest of
+# advisor/ is the program around them: libpq (the sampling, the secrets)
+# and the run.
+PURE_ADVISOR_SOURCES = $(srcdir)/advisor/advice.c $(srcdir)/advisor/sample_trace.c \
+	$(srcdir)/advisor/options.c $(srcdir)/advisor/report.c
 PURE_ALL_SOURCES = $(PURE_SOURCES) $(PURE_ADVISOR_SOURCES)
 PURE_HEADERS = $(wildcard $(srcdir)/src/common/*.h) $(srcdir)/advisor/advice.h \
-	$(srcdir)/advisor/sample_trace.h
+	$(srcdir)/advisor/sample_trace.h $(srcdir)/advisor/options.h \
+	$(srcdir)/advisor/report.h $(srcdir)/pg_walsizer.control
 PURE_BUILD = test/build
 
 # -fsanitize=undefined leaves out float-cast-overflow in gcc; ask for it.
@@ -41,7 +50,7 @@ PURE_SANITIZE ?= -fsanitize=address,undefined,float-cast-overflow \
 # src/common and the advisor only: a pure module that included a server
 # header would not compile here.
 PURE_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src/common -I$(srcdir)/advisor \
-	$(PURE_SANITIZE)
+	$(WALSIZER_VERSION_FLAG) $(PURE_SANITIZE)
 # A sanitizer report exits with 70, so that a crash is told from a failure.
 PURE_ENV = ASAN_OPTIONS=detect_leaks=1:exitcode=70 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=70
@@ -135,7 +144,7 @@ sim-update: $(SIM_PROGRAM)
 # libFuzzer comes with clang (Debian: clang-14 and libclang-rt-14-dev).
 FUZZ_CC ?= clang-14
 FUZZ_CFLAGS = -std=c99 -O1 -g -Wall -Wextra $(COPT) -I$(srcdir)/src/common -I$(srcdir)/advisor \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+	$(WALSIZER_VERSION_FLAG) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_TARGETS = fuzz_policy fuzz_state fuzz_trace
 FUZZ_PROGRAMS = $(addprefix $(PURE_BUILD)/fuzz/,$(FUZZ_TARGETS))
 FUZZ_RUNS ?= 200000

@@ -19,9 +19,14 @@
 #define WALSIZER_POLICY_INTERNAL_H
 
 #include "policy.h"
+#include "settings_limits.h"
 
-/* Saturation value for the window counters kept in the state. */
-#define COUNTER_LIMIT 1000000
+/*
+ * Saturation value for the window counters kept in the state: the largest
+ * count a setting (cooldown, shrink_after) may name, so that a saturated
+ * counter still reaches every setting's value.
+ */
+#define COUNTER_LIMIT WALSIZER_COUNT_LIMIT
 
 /*
  * Fallbacks for settings that are NaN, infinite or negative, which only a

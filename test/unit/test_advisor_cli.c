@@ -1,0 +1,237 @@
+/*-------------------------------------------------------------------------
+ *
+ * test_advisor_cli.c
+ *		pg_walsizer_advisor's command line and JSON, without a server
+ *		(advisor/options.c, advisor/report.c).
+ *
+ * A servers file that names no server, or that cannot be read, is bad
+ * input, never a run on the default server.  The JSON document carries
+ * the advisor's version and time, names actions and columns as the SQL
+ * API does (walsizer.recommendation), and says null for what is unknown.
+ *
+ *-------------------------------------------------------------------------
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+#include "options.h"
+#include "report.h"
+
+static char dir[] = "/tmp/walsizer_cli_XXXXXX";
+/* on the heap: their sizes are no business of unit.h's messages */
+#define TEXT_SIZE 8192
+static char *messages;
+
+/* Parse argv into o; what it said on stderr goes to messages. */
+static int
+parse(int argc, char **argv, Options *o)
+{
+	FILE	   *err = tmpfile();
+	int			saved = dup(fileno(stderr));
+	int			status;
+	size_t		n;
+
+	fflush(stderr);
+	dup2(fileno(err), fileno(stderr));
+	status = advisor_parse_options(argc, argv, o);
+	fflush(stderr);
+	dup2(saved, fileno(stderr));
+	close(saved);
+	rewind(err);
+	n = fread(messages, 1, TEXT_SIZE - 1, err);
+	messages[n] = '\0';
+	fclose(err);
+	return status;
+}
+
+static const char *
+servers_file(const char *name, const char *text)
+{
+	static char path[256];
+	FILE	   *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static int
+parse_servers_file(const char *path, Options *o)
+{
+	char		arg[300];
+	char	   *argv[] = {"pg_walsizer_advisor", arg, NULL};
+
+	snprintf(arg, sizeof(arg), "--servers-file=%s", path);
+	return parse(2, argv, o);
+}
+
+static void
+an_empty_servers_file_is_bad_input(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_servers_file(servers_file("empty", ""), &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "pg_walsizer_advisor: error: servers file \"");
+	CHECK_STR_CONTAINS(messages, "names no server");
+	CHECK_EQ(o.conninfo_count, 0);
+}
+
+static void
+a_servers_file_of_comments_is_bad_input(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_servers_file(servers_file("comments", "# db1\n\n  # db2\n\t\n"), &o),
+			 EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "names no server");
+}
+
+static void
+a_directory_is_not_a_servers_file(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_servers_file(dir, &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "pg_walsizer_advisor: error: could not read servers file \"");
+	CHECK_STR_CONTAINS(messages, "Is a directory");
+}
+
+static void
+a_servers_file_names_its_servers(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_servers_file(servers_file("two", "# fleet\nport=5432\n\n  port=5433\n"), &o), 0);
+	CHECK_EQ(o.conninfo_count, 2);
+	if (o.conninfo_count == 2)
+	{
+		CHECK_STR_CONTAINS(o.conninfos[0], "port=5432");
+		CHECK_STR_CONTAINS(o.conninfos[1], "port=5433");
+	}
+	/* the program keeps them for its run; a test gives them back */
+	for (int i = 0; i < o.conninfo_count; i++)
+		free((void *) o.conninfos[i]);
+}
+
+static void
+bad_input_and_unreachable_servers_exit_differently(void)
+{
+	char	   *argv[] = {"pg_walsizer_advisor", "--duration=soon", NULL};
+	Options		o;
+
+	CHECK_EQ(parse(2, argv, &o), EXIT_BAD_INPUT);
+	CHECK_EQ(EXIT_BAD_INPUT, 1);
+	CHECK_EQ(EXIT_NO_SERVER, 2);
+	CHECK_EQ(EXIT_PARTIAL, 3);
+	CHECK_STR_CONTAINS(messages, "pg_walsizer_advisor: error: invalid value for --duration");
+}
+
+/* --- JSON ------------------------------------------------------------------- */
+
+static char *json;
+
+static void
+to_json(const ReportRow *rows, int count)
+{
+	FILE	   *out = tmpfile();
+	size_t		n;
+
+	/* 2026-01-02 03:04:05 UTC */
+	report_json(out, rows, count, (time_t) 1767323045);
+	rewind(out);
+	n = fread(json, 1, TEXT_SIZE - 1, out);
+	json[n] = '\0';
+	fclose(out);
+}
+
+static void
+json_carries_the_version_and_the_time(void)
+{
+	to_json(NULL, 0);
+	CHECK_STR_CONTAINS(json, "\"program\": \"pg_walsizer_advisor\"");
+	CHECK_STR_CONTAINS(json, "\"version\": \"" WALSIZER_VERSION "\"");
+	CHECK_STR_CONTAINS(json, "\"at\": \"2026-01-02T03:04:05Z\"");
+}
+
+static void
+json_names_actions_as_the_sql_api(void)
+{
+	AdvisorServerFacts facts = {.major = 15};
+	Advice		a = {.verdict = ADVISOR_KEEP, .current_mb = 1024,
+	.recommended_mb = 1024, .needed_mb = 300, .cap_mb = 4096, .seconds = 60,
+	.wal_bytes = 1 << 20};
+	ReportRow	row = {.label = "db1:5432/postgres", .facts = &facts,
+	.advice = &a, .sampled = true};
+
+	to_json(&row, 1);
+	/* walsizer.recommendation's action: "none", not the advisor's "keep" */
+	CHECK_STR_CONTAINS(json, "\"action\": \"none\"");
+	CHECK_STR_CONTAINS(json, "\"max_wal_size_mb\": 1024");
+	CHECK_STR_CONTAINS(json, "\"recommended_mb\": 1024");
+	CHECK_STR_CONTAINS(json, "\"wal_forced\": 0");
+	CHECK_STR_CONTAINS(json, "\"error\": null");
+	CHECK_STR_CONTAINS(json, "\"apply\": null");
+	a.verdict = ADVISOR_GROW_CAPPED;
+	to_json(&row, 1);
+	CHECK_STR_CONTAINS(json, "\"action\": \"capped\"");
+	CHECK_STR_CONTAINS(json, "\"apply\": \"ALTER SYSTEM SET max_wal_size");
+}
+
+static void
+json_says_null_for_what_is_unknown(void)
+{
+	AdvisorServerFacts facts = {0};
+	Advice		a = {.verdict = ADVISOR_UNKNOWN};
+	ReportRow	row = {.label = "db2:5432/postgres", .facts = &facts,
+		.advice = &a, .partial = true,
+	.error = "connection to server at \"db2\", port 5432 failed: Connection refused"};
+
+	to_json(&row, 1);
+	CHECK_STR_CONTAINS(json, "\"error\": \"connection to server at \\\"db2\\\", port 5432 failed");
+	CHECK_STR_CONTAINS(json, "\"major\": null");
+	CHECK_STR_CONTAINS(json, "\"role\": null");
+	CHECK_STR_CONTAINS(json, "\"seconds\": null");
+	CHECK_STR_CONTAINS(json, "\"max_wal_size_mb\": null");
+	CHECK_STR_CONTAINS(json, "\"action\": null");
+	CHECK_STR_CONTAINS(json, "\"recommended_mb\": null");
+	CHECK_STR_CONTAINS(json, "\"needed_mb\": null");
+	CHECK_STR_CONTAINS(json, "\"estimated_recovery_s\": null");
+	CHECK_STR_CONTAINS(json, "\"fpi_share\": null");
+	CHECK_STR_CONTAINS(json, "\"partial\": true");
+	CHECK(strstr(json, "\"recommended_mb\": 0") == NULL);
+}
+
+int
+main(void)
+{
+	const char *suite = "advisor_cli";
+
+	messages = calloc(1, TEXT_SIZE);
+	json = calloc(1, TEXT_SIZE);
+	if (messages == NULL || json == NULL || mkdtemp(dir) == NULL)
+	{
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN_TEST(suite, an_empty_servers_file_is_bad_input);
+	RUN_TEST(suite, a_servers_file_of_comments_is_bad_input);
+	RUN_TEST(suite, a_directory_is_not_a_servers_file);
+	RUN_TEST(suite, a_servers_file_names_its_servers);
+	RUN_TEST(suite, bad_input_and_unreachable_servers_exit_differently);
+	RUN_TEST(suite, json_carries_the_version_and_the_time);
+	RUN_TEST(suite, json_names_actions_as_the_sql_api);
+	RUN_TEST(suite, json_says_null_for_what_is_unknown);
+	unlink(servers_file("empty", ""));
+	unlink(servers_file("comments", ""));
+	unlink(servers_file("two", ""));
+	rmdir(dir);
+	free(messages);
+	free(json);
+	return unit_exit_status();
+}
