@@ -233,7 +233,8 @@ fi
 pkgdocdir=$("$pg_config" --docdir)/extension/pg_walsizer
 if is_installed; then
     if dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/README\.md(\.gz)?" &&
-        dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/sizing\.md(\.gz)?"; then
+        dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/sizing\.md(\.gz)?" &&
+        dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/advisor\.md(\.gz)?"; then
         ok "$pkg ships the docs in $pkgdocdir"
     else
         not_ok "$pkg does not ship README.md and docs/*.md in $pkgdocdir"
