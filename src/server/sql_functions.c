@@ -28,6 +28,7 @@
 #include "compat.h"
 #include "policy.h"
 #include "recovery_bound_server.h"
+#include "sql_rows.h"
 #include "shared_state.h"
 #include "state_format.h"
 #include "walsizer.h"
@@ -86,141 +87,6 @@ static const int decision_count_columns_1_4[] = {DECISION_COUNT_COLUMNS_V1_4};
 static const int recommend_columns_to_1_4[] = {RECOMMEND_COLUMNS_V1_2, RECOMMEND_COLUMNS_V1_0};
 
 /*
- * What to do about a column count the library does not know: for a
- * function of 1.0 to 1.4, whose OUT columns are its version's, bring the
- * SQL objects to the library's version; a function of 1.5 on gets its
- * columns from the caller, and its views give the right ones.
- */
-#define HINT_UPDATE "Run ALTER EXTENSION pg_walsizer UPDATE so the SQL objects match the library."
-#define HINT_VIEWS "Query the views in the schema walsizer, whose columns match the library."
-
-/*
- * Builds a row column by column, so the order lives in one place.  Each
- * column is put with its type, which must be the caller's: the functions
- * of 1.5 on return "record" and take their columns from the caller's
- * column definition list, which anyone may write.
- */
-typedef struct RowBuilder
-{
-	Datum	   *values;
-	bool	   *nulls;
-	int			next;
-	TupleDesc	tupdesc;
-	Oid			function;		/* for messages */
-} RowBuilder;
-
-static void
-check_column_type(const RowBuilder *row, Oid type)
-{
-	Form_pg_attribute column;
-
-	Assert(row->next < row->tupdesc->natts);
-	column = TupleDescAttr(row->tupdesc, row->next);
-	if (column->atttypid != type)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column %d of the result of %s has type %s, the pg_walsizer library returns %s",
-						row->next + 1, format_procedure(row->function),
-						format_type_be(column->atttypid), format_type_be(type)),
-				 errhint(HINT_VIEWS)));
-}
-
-static void
-put(RowBuilder *row, Oid type, Datum value)
-{
-	check_column_type(row, type);
-	row->values[row->next] = value;
-	row->nulls[row->next] = false;
-	row->next++;
-}
-
-static void
-put_null(RowBuilder *row, Oid type)
-{
-	check_column_type(row, type);
-	row->nulls[row->next] = true;
-	row->next++;
-}
-
-static void
-put_bool(RowBuilder *row, bool value)
-{
-	put(row, BOOLOID, BoolGetDatum(value));
-}
-
-static void
-put_int32(RowBuilder *row, int32 value)
-{
-	put(row, INT4OID, Int32GetDatum(value));
-}
-
-static void
-put_int64(RowBuilder *row, int64 value)
-{
-	put(row, INT8OID, Int64GetDatum(value));
-}
-
-static void
-put_float8(RowBuilder *row, double value)
-{
-	put(row, FLOAT8OID, Float8GetDatum(value));
-}
-
-static void
-put_timestamp(RowBuilder *row, TimestampTz value)
-{
-	if (value == 0)
-		put_null(row, TIMESTAMPTZOID);
-	else
-		put(row, TIMESTAMPTZOID, TimestampTzGetDatum(value));
-}
-
-static void
-put_text(RowBuilder *row, const char *value)
-{
-	put(row, TEXTOID, CStringGetTextDatum(value));
-}
-
-/* A share of two counts, NULL when there is nothing to divide. */
-static void
-put_ratio(RowBuilder *row, double part, double whole)
-{
-	if (whole <= 0)
-		put_null(row, FLOAT8OID);
-	else
-		put_float8(row, part / whole);
-}
-
-/*
- * The caller's row type, blessed, refused unless its column count is among
- * accepted_columns (of which there are accepted_count, the newest first),
- * with count_hint.  The column types are checked as the row is built
- * (put()).
- */
-static TupleDesc
-caller_row_type(FunctionCallInfo fcinfo, const int *accepted_columns,
-				int accepted_count, const char *count_hint)
-{
-	TupleDesc	tupdesc;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s must be called with a column definition list",
-						format_procedure(fcinfo->flinfo->fn_oid)),
-				 errhint("Query the views in the schema walsizer, which give the columns.")));
-	for (int i = 0; i < accepted_count; i++)
-		if (tupdesc->natts == accepted_columns[i])
-			return BlessTupleDesc(tupdesc);
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
-			 errmsg("function returns %d columns, the pg_walsizer library expects %d",
-					tupdesc->natts, accepted_columns[0]),
-			 errhint("%s", count_hint)));
-	return NULL;				/* keep the compiler quiet */
-}
-
-/*
  * status()'s columns, in their order: one helper per group.  st is the
  * worker's status, copied out of shared memory under the lock.
  */
@@ -232,78 +98,78 @@ put_status_settings(RowBuilder *row, const WalsizerStatus *st, pid_t worker_pid)
 	/* the worker's view, like max_wal_size below: it is what acts */
 	if (st->last_sample_at != 0)
 	{
-		put_bool(row, st->enabled);
-		put_bool(row, st->dry_run);
+		row_put_bool(row, st->enabled);
+		row_put_bool(row, st->dry_run);
 	}
 	else
 	{
-		put_bool(row, walsizer_enable);
-		put_bool(row, walsizer_dry_run);
+		row_put_bool(row, walsizer_enable);
+		row_put_bool(row, walsizer_dry_run);
 	}
 	if (worker_pid != 0)
-		put_int32(row, worker_pid);
+		row_put_int32(row, worker_pid);
 	else
-		put_null(row, INT4OID);
+		row_put_null(row, INT4OID);
 	/* the worker's view: this backend may not have reloaded yet */
 	if (st->last_sample_at != 0)
-		put_int64(row, st->plan.old_mb);
+		row_put_int64(row, st->plan.old_mb);
 	else
-		put_int64(row, max_wal_size_mb);
-	put_int64(row, st->plan.cap_mb);
-	put_text(row, walsizer_cap_source_name(st->plan.cap_source));
-	put_int64(row, st->plan.floor_mb);
-	put_int64(row, st->plan.needed_mb);
-	put_float8(row, st->window_s);
-	put_int32(row, st->sample_interval_ms);
-	put_timestamp(row, st->last_check_at);
-	put_timestamp(row, st->next_check_at);
+		row_put_int64(row, max_wal_size_mb);
+	row_put_int64(row, st->plan.cap_mb);
+	row_put_text(row, walsizer_cap_source_name(st->plan.cap_source));
+	row_put_int64(row, st->plan.floor_mb);
+	row_put_int64(row, st->plan.needed_mb);
+	row_put_float8(row, st->window_s);
+	row_put_int32(row, st->sample_interval_ms);
+	row_put_timestamp(row, st->last_check_at);
+	row_put_timestamp(row, st->next_check_at);
 }
 
 /* The last complete window. */
 static void
 put_status_last_window(RowBuilder *row, const WalsizerStatus *st)
 {
-	put_int64(row, st->last_timed);
-	put_int64(row, st->last_requested);
-	put_int64(row, st->last_wal_forced);
-	put_ratio(row, st->last_requested, st->last_timed + st->last_requested);
-	put_int64(row, (int64) st->last_wal_bytes);
-	put_ratio(row, st->last_wal_bytes, st->last_window_s);
-	put_int64(row, st->last_fpi);
+	row_put_int64(row, st->last_timed);
+	row_put_int64(row, st->last_requested);
+	row_put_int64(row, st->last_wal_forced);
+	row_put_ratio(row, st->last_requested, st->last_timed + st->last_requested);
+	row_put_int64(row, (int64) st->last_wal_bytes);
+	row_put_ratio(row, st->last_wal_bytes, st->last_window_s);
+	row_put_int64(row, st->last_fpi);
 	/* share of WAL volume that full-page images take, at most one page each */
 	if (st->last_wal_bytes > 0)
-		put_float8(row, (Min(1.0, (double) st->last_fpi * BLCKSZ /
+		row_put_float8(row, (Min(1.0, (double) st->last_fpi * BLCKSZ /
 									(double) st->last_wal_bytes)));
 	else
-		put_null(row, FLOAT8OID);
+		row_put_null(row, FLOAT8OID);
 }
 
 /* Since the worker started. */
 static void
 put_status_totals(RowBuilder *row, const WalsizerStatus *st)
 {
-	put_int64(row, st->total_timed);
-	put_int64(row, st->total_requested);
-	put_int64(row, st->total_wal_forced);
-	put_ratio(row, st->total_requested, st->total_timed + st->total_requested);
-	put_int64(row, (int64) st->total_wal_bytes);
+	row_put_int64(row, st->total_timed);
+	row_put_int64(row, st->total_requested);
+	row_put_int64(row, st->total_wal_forced);
+	row_put_ratio(row, st->total_requested, st->total_timed + st->total_requested);
+	row_put_int64(row, (int64) st->total_wal_bytes);
 }
 
 /* The latest sample. */
 static void
 put_status_latest_sample(RowBuilder *row, const WalsizerStatus *st)
 {
-	put_float8(row, st->recent_rate);
-	put_float8(row, st->peak_rate);
-	put_int64(row, (int64) st->wal_since_redo_bytes);
-	put_int64(row, (int64) st->plan.trigger_bytes);
-	put_int64(row, (int64) st->plan.projected_bytes);
-	put_ratio(row, st->plan.projected_bytes, st->plan.trigger_bytes);
-	put_bool(row, st->blocked);
+	row_put_float8(row, st->recent_rate);
+	row_put_float8(row, st->peak_rate);
+	row_put_int64(row, (int64) st->wal_since_redo_bytes);
+	row_put_int64(row, (int64) st->plan.trigger_bytes);
+	row_put_int64(row, (int64) st->plan.projected_bytes);
+	row_put_ratio(row, st->plan.projected_bytes, st->plan.trigger_bytes);
+	row_put_bool(row, st->blocked);
 	if (st->pending_mb != 0)
-		put_int64(row, st->pending_mb);
+		row_put_int64(row, st->pending_mb);
 	else
-		put_null(row, INT8OID);
+		row_put_null(row, INT8OID);
 }
 
 /*
@@ -314,26 +180,26 @@ static void
 put_status_decisions(RowBuilder *row, const WalsizerStatus *st,
 					 uint64 decisions_total, const WalsizerRecord *latest)
 {
-	put_int64(row, (int64) decisions_total);
+	row_put_int64(row, (int64) decisions_total);
 	if (latest != NULL)
 	{
-		put_text(row, walsizer_action_name(latest->action));
-		put_text(row, latest->reason);
+		row_put_text(row, walsizer_action_name(latest->action));
+		row_put_text(row, latest->reason);
 	}
 	else
 	{
-		put_null(row, TEXTOID);
-		put_null(row, TEXTOID);
+		row_put_null(row, TEXTOID);
+		row_put_null(row, TEXTOID);
 	}
 	if (st->last_sample_at != 0)
 	{
-		put_text(row, walsizer_action_name(st->plan.action));
-		put_text(row, st->plan.reason);
+		row_put_text(row, walsizer_action_name(st->plan.action));
+		row_put_text(row, st->plan.reason);
 	}
 	else
 	{
-		put_null(row, TEXTOID);
-		put_null(row, TEXTOID);
+		row_put_null(row, TEXTOID);
+		row_put_null(row, TEXTOID);
 	}
 }
 
@@ -343,20 +209,20 @@ put_status_last_cycle(RowBuilder *row, const WalsizerStatus *st)
 {
 	if (st->last_cycle_s > 0)
 	{
-		put_float8(row, st->last_cycle_s);
-		put_int64(row, (int64) st->last_cycle_bytes);
-		put_int64(row, (int64) st->last_cycle_fpi_bytes);
-		put_bool(row, st->last_cycle_timed);
+		row_put_float8(row, st->last_cycle_s);
+		row_put_int64(row, (int64) st->last_cycle_bytes);
+		row_put_int64(row, (int64) st->last_cycle_fpi_bytes);
+		row_put_bool(row, st->last_cycle_timed);
 	}
 	else
 	{
-		put_null(row, FLOAT8OID);
-		put_null(row, INT8OID);
-		put_null(row, INT8OID);
-		put_null(row, BOOLOID);
+		row_put_null(row, FLOAT8OID);
+		row_put_null(row, INT8OID);
+		row_put_null(row, INT8OID);
+		row_put_null(row, BOOLOID);
 	}
-	put_text(row, st->fpi_bytes_measured ? "measured" : "estimated");
-	put_float8(row, st->record_rate);
+	row_put_text(row, st->fpi_bytes_measured ? "measured" : "estimated");
+	row_put_float8(row, st->record_rate);
 }
 
 /* 1.2: a crash recovery now, at its worst */
@@ -365,15 +231,15 @@ put_status_recovery(RowBuilder *row, const WalsizerStatus *st)
 {
 	if (st->last_sample_at != 0)
 	{
-		put_float8(row, st->estimated_recovery_s);
-		put_float8(row, st->replay_rate);
-		put_text(row, walsizer_replay_rate_source_name(st->replay_rate_source));
+		row_put_float8(row, st->estimated_recovery_s);
+		row_put_float8(row, st->replay_rate);
+		row_put_text(row, walsizer_replay_rate_source_name(st->replay_rate_source));
 	}
 	else
 	{
-		put_null(row, FLOAT8OID);
-		put_null(row, FLOAT8OID);
-		put_null(row, TEXTOID);
+		row_put_null(row, FLOAT8OID);
+		row_put_null(row, FLOAT8OID);
+		row_put_null(row, TEXTOID);
 	}
 }
 
@@ -387,17 +253,17 @@ put_status_recovery(RowBuilder *row, const WalsizerStatus *st)
 static void
 put_status_role_and_source(RowBuilder *row, const WalsizerStatus *st)
 {
-	put_text(row, walsizer_role_name(RecoveryInProgress() ?
+	row_put_text(row, walsizer_role_name(RecoveryInProgress() ?
 									 WALSIZER_ROLE_STANDBY :
 									 WALSIZER_ROLE_PRIMARY));
 	if (st->max_wal_size_source[0] != '\0')
-		put_text(row, st->max_wal_size_source);
+		row_put_text(row, st->max_wal_size_source);
 	else
-		put_null(row, TEXTOID);
+		row_put_null(row, TEXTOID);
 	if (st->shadowed_mb != 0)
-		put_int64(row, st->shadowed_mb);
+		row_put_int64(row, st->shadowed_mb);
 	else
-		put_null(row, INT8OID);
+		row_put_null(row, INT8OID);
 }
 
 /*
@@ -420,7 +286,7 @@ status_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 	bool		has_latest;
 
 	walsizer_require_shared();
-	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
+	tupdesc = row_caller_type(fcinfo, accepted_columns, accepted_count, count_hint);
 	row.tupdesc = tupdesc;
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
@@ -458,7 +324,7 @@ status_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 	/* 1.5: since when changes of max_wal_size have failed; NULL: they do not */
 	if (tupdesc->natts >= STATUS_COLUMNS_V1_5)
 	{
-		put_timestamp(&row, failing_since);
+		row_put_timestamp(&row, failing_since);
 		Assert(row.next == STATUS_COLUMNS_V1_5);
 	}
 	Assert(row.next == tupdesc->natts);
@@ -491,7 +357,7 @@ decision_rows(FunctionCallInfo fcinfo, const int *accepted_columns,
 	WalsizerPersistent *copy;
 
 	walsizer_require_shared();
-	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
+	tupdesc = row_caller_type(fcinfo, accepted_columns, accepted_count, count_hint);
 	walsizer_init_materialized_srf(fcinfo);
 
 	copy = palloc(sizeof(WalsizerPersistent));
@@ -506,25 +372,25 @@ decision_rows(FunctionCallInfo fcinfo, const int *accepted_columns,
 		bool		nulls[DECISION_COLUMNS_MAX];
 		RowBuilder	row = {values, nulls, 0, tupdesc, fcinfo->flinfo->fn_oid};
 
-		put_timestamp(&row, rec->at);
-		put_text(&row, walsizer_action_name(rec->action));
-		put_int64(&row, rec->old_mb);
-		put_int64(&row, rec->new_mb);
-		put_int64(&row, rec->requested);
-		put_int64(&row, rec->timed);
-		put_int64(&row, rec->wal_forced);
-		put_int64(&row, (int64) rec->wal_bytes);
-		put_float8(&row, rec->window_s);
+		row_put_timestamp(&row, rec->at);
+		row_put_text(&row, walsizer_action_name(rec->action));
+		row_put_int64(&row, rec->old_mb);
+		row_put_int64(&row, rec->new_mb);
+		row_put_int64(&row, rec->requested);
+		row_put_int64(&row, rec->timed);
+		row_put_int64(&row, rec->wal_forced);
+		row_put_int64(&row, (int64) rec->wal_bytes);
+		row_put_float8(&row, rec->window_s);
 		if (walsizer_changes_size(rec->action))
-			put_bool(&row, rec->confirmed != 0);
+			row_put_bool(&row, rec->confirmed != 0);
 		else
-			put_null(&row, BOOLOID);
-		put_text(&row, rec->reason);
+			row_put_null(&row, BOOLOID);
+		row_put_text(&row, rec->reason);
 		Assert(row.next == DECISION_COLUMNS_V1_0);
 		/* 1.3: the role of the server the decision was made on */
 		if (tupdesc->natts >= DECISION_COLUMNS_V1_3)
 		{
-			put_text(&row, walsizer_role_name(rec->role));
+			row_put_text(&row, walsizer_role_name(rec->role));
 			Assert(row.next == DECISION_COLUMNS_V1_3);
 		}
 		Assert(row.next == tupdesc->natts);
@@ -566,7 +432,7 @@ decision_count_rows(FunctionCallInfo fcinfo, const int *accepted_columns,
 	uint64		totals[WALSIZER_ACTION_LAST + 1];
 
 	walsizer_require_shared();
-	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
+	tupdesc = row_caller_type(fcinfo, accepted_columns, accepted_count, count_hint);
 	walsizer_init_materialized_srf(fcinfo);
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
@@ -580,8 +446,8 @@ decision_count_rows(FunctionCallInfo fcinfo, const int *accepted_columns,
 		bool		nulls[DECISION_COUNT_COLUMNS_MAX];
 		RowBuilder	row = {values, nulls, 0, tupdesc, fcinfo->flinfo->fn_oid};
 
-		put_text(&row, walsizer_action_name((WalsizerAction) action));
-		put_int64(&row, (int64) totals[action]);
+		row_put_text(&row, walsizer_action_name((WalsizerAction) action));
+		row_put_int64(&row, (int64) totals[action]);
 		Assert(row.next == tupdesc->natts);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -618,7 +484,7 @@ recommendation_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 	double		replay_rate;
 
 	walsizer_require_shared();
-	tupdesc = caller_row_type(fcinfo, accepted_columns, accepted_count, count_hint);
+	tupdesc = row_caller_type(fcinfo, accepted_columns, accepted_count, count_hint);
 	row.tupdesc = tupdesc;
 
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
@@ -634,20 +500,20 @@ recommendation_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 				 errmsg("pg_walsizer has not measured anything yet"),
 				 errhint("The worker starts once recovery has finished; try again in a moment.")));
 
-	put_text(&row, walsizer_action_name(plan.action));
-	put_int64(&row, plan.old_mb);
-	put_int64(&row, plan.new_mb);
-	put_int64(&row, plan.needed_mb);
-	put_int64(&row, plan.cap_mb);
-	put_int64(&row, plan.floor_mb);
-	put_text(&row, plan.reason);
+	row_put_text(&row, walsizer_action_name(plan.action));
+	row_put_int64(&row, plan.old_mb);
+	row_put_int64(&row, plan.new_mb);
+	row_put_int64(&row, plan.needed_mb);
+	row_put_int64(&row, plan.cap_mb);
+	row_put_int64(&row, plan.floor_mb);
+	row_put_text(&row, plan.reason);
 	Assert(row.next == RECOMMEND_COLUMNS_V1_0);
 
 	/* 1.2: which limit the cap is, and the crash recovery the advice costs */
 	if (tupdesc->natts >= RECOMMEND_COLUMNS_V1_2)
 	{
-		put_text(&row, walsizer_cap_source_name(plan.cap_source));
-		put_float8(&row, walsizer_estimated_recovery_s(plan.new_mb,
+		row_put_text(&row, walsizer_cap_source_name(plan.cap_source));
+		row_put_float8(&row, walsizer_estimated_recovery_s(plan.new_mb,
 													   CheckPointCompletionTarget,
 													   cycle_bytes,
 													   0,	/* at another size */
