@@ -232,9 +232,11 @@ fi
 # install puts them (dh_compress gzips the larger ones).
 pkgdocdir=$("$pg_config" --docdir)/extension/pg_walsizer
 if is_installed; then
-    if dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/README\.md(\.gz)?" &&
-        dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/sizing\.md(\.gz)?" &&
-        dpkg -L "$pkg" | grep -Eqx "$pkgdocdir/advisor\.md(\.gz)?"; then
+    # the list first: grep -q leaving a pipe early fails it under pipefail
+    shipped=$(dpkg -L "$pkg")
+    if grep -Eqx "$pkgdocdir/README\.md(\.gz)?" <<<"$shipped" &&
+        grep -Eqx "$pkgdocdir/sizing\.md(\.gz)?" <<<"$shipped" &&
+        grep -Eqx "$pkgdocdir/advisor\.md(\.gz)?" <<<"$shipped"; then
         ok "$pkg ships the docs in $pkgdocdir"
     else
         not_ok "$pkg does not ship README.md and docs/*.md in $pkgdocdir"

@@ -180,7 +180,7 @@ install_args=(install)
 if ((${#tap_only[@]})); then
     private=$scratch/install conf=$scratch/private-install.conf
     install_args=(DESTDIR="$private" install)
-    if "${as_user[@]}" "$bindir/postgres" --describe-config 2>/dev/null | grep -q '^extension_destdir'; then
+    if "${as_user[@]}" "$bindir/postgres" --describe-config 2>/dev/null | grep '^extension_destdir' >/dev/null; then
         printf "extension_destdir = '%s'\n" "$private" >"$conf"
     else
         share=$private$("$pg_config" --sharedir)
