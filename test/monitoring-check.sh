@@ -12,6 +12,10 @@
 #     rules (an expression, a "for" or a label changed) must each fail
 #     promtool test rules; a variant that passes means the tests would not
 #     notice that mistake
+#   - every alert has a runbook_url annotation, docs/monitoring.md#anchor,
+#     whose anchor is the alert's own section of docs/monitoring.md; and
+#     that check fails on wrong variants (an annotation missing, an anchor
+#     misspelt or another alert's, a section missing)
 #   - the exporter's queries file: YAML that parses, each query with query,
 #     master and metrics, each metric a GAUGE, COUNTER or LABEL with a
 #     description, every column the SQL selects described, and the metric
@@ -24,6 +28,7 @@ mon=$here/../monitoring
 rules=$mon/pg_walsizer.rules.yml
 rule_tests=$mon/pg_walsizer.rules.test.yml
 queries=$mon/postgres_exporter_queries.yaml
+doc=$here/../docs/monitoring.md
 promtool=${PROMTOOL:-promtool}
 
 n=0 failed=0
@@ -68,6 +73,14 @@ variants=(
     'not measuring after one window|3 \* walsizer_window_seconds \+ 300|walsizer_window_seconds'
     'the recovery bound 0 taken as a bound|\n\s*and \(walsizer_max_recovery_time_seconds > 0\)|'
     'forced checkpoints at any time, not still rising|increase\(walsizer_checkpoints_wal_forced_total\[30m\]\) > 0|walsizer_checkpoints_wal_forced_total > 0'
+    'the worker down paged as critical|(WalsizerWorkerDown\n(?:.*\n){2}\s*labels:\n\s*)severity: warning|${1}severity: critical'
+    'metrics missing for every target, not the labelled ones|pg_up\{walsizer="expected"\} == 1|pg_up == 1'
+    'a protect counted from every action|action="protect"|action=~".+"'
+    'a protect alerted forever, not for an hour|increase\(walsizer_decisions_total\{action="protect"\}\[1h\]\) > 0|walsizer_decisions_total{action="protect"} > 0'
+    'dry run alerted after an hour, not a day|(WalsizerDryRunForADay\n(?:.*\n){1}\s*for:) 1d|$1 1h'
+    'dry run restarted by a failed scrape|min_over_time\(walsizer_dry_run\[15m\]\) == 1|walsizer_dry_run == 1'
+    'disabled alerted when enabled|max_over_time\(walsizer_enabled\[15m\]\) == 0|max_over_time(walsizer_enabled[15m]) == 1'
+    'disabled restarted by a failed scrape|max_over_time\(walsizer_enabled\[15m\]\) == 0|walsizer_enabled == 0'
 )
 for v in "${variants[@]}"; do
     IFS='|' read -r what from to <<<"${v//\\|/$'\x01'}"
@@ -89,6 +102,71 @@ for v in "${variants[@]}"; do
     else
         result 1 "the rule tests notice: $what"
     fi
+done
+
+# Every alert's runbook_url is its own section of docs/monitoring.md: the
+# annotation is there, it is docs/monitoring.md#anchor, and the anchor is
+# that of a heading (as GitHub makes it: lower case, punctuation but - and
+# _ dropped, spaces as -) that names the alert.
+runbooks() { # RULES DOC
+    RULES=$1 DOC=$2 python3 - <<'EOF'
+import os, re, sys
+import yaml
+
+rules = yaml.safe_load(open(os.environ["RULES"]))
+doc = open(os.environ["DOC"]).read()
+sections = {}
+for heading in re.findall(r"^#+ (.*)$", doc, re.M):
+    anchor = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+    sections[anchor] = heading
+problems, alerts = [], 0
+for group in rules["groups"]:
+    for rule in group["rules"]:
+        if "alert" not in rule:
+            continue
+        alerts += 1
+        name = rule["alert"]
+        url = rule.get("annotations", {}).get("runbook_url")
+        if url is None:
+            problems.append(f"{name}: no runbook_url annotation")
+            continue
+        path, _, anchor = url.partition("#")
+        if path != "docs/monitoring.md":
+            problems.append(f"{name}: runbook_url {url} is not docs/monitoring.md#...")
+        elif anchor not in sections:
+            problems.append(f"{name}: runbook_url {url}: docs/monitoring.md has no section #{anchor}")
+        elif name not in sections[anchor]:
+            problems.append(f"{name}: runbook_url {url} is the section of {sections[anchor]!r}")
+print("\n".join(problems) or f"{alerts} alerts, each with its section")
+sys.exit(1 if problems else 0)
+EOF
+}
+out=$(runbooks "$rules" "$doc" 2>&1) && ok=1 || ok=0
+result $ok "every alert's runbook_url is its section of docs/monitoring.md" "$out"
+
+# Wrong variants of the rules or of the document ("from" replaced by "to",
+# as above): each must fail that check.
+runbook_variants=(
+    'an alert without its runbook_url|rules|(- alert: WalsizerWalVolumeShort\n(?:.*\n)*?)\s*runbook_url: .*\n|$1'
+    'a runbook_url with a misspelt anchor|rules|#walsizerworkerdown"|#walsizer-worker-down"'
+    'a runbook_url pointing to another alert|rules|#walsizerdisabledforaday"|#walsizerdryrunforaday"'
+    'the document without a section of an alert|doc|\n### WalsizerNotMeasuring\n|\n### Not measuring\n'
+)
+for v in "${runbook_variants[@]}"; do
+    IFS='|' read -r what which from to <<<"$v"
+    if [[ $which == rules ]]; then src=$rules; else src=$doc; fi
+    FROM=$from TO=$to perl -0pe 's/$ENV{FROM}/"qq{$ENV{TO}}"/ee or die "no match\n"' \
+        "$src" >"$scratch/variant" 2>"$scratch/err"
+    if [[ -s $scratch/err ]]; then
+        result 0 "the runbook check notices: $what" "the variant no longer applies: $(cat "$scratch/err")"
+        continue
+    fi
+    if [[ $which == rules ]]; then
+        out=$(runbooks "$scratch/variant" "$doc" 2>&1) && ok=0 || ok=1
+    else
+        out=$(runbooks "$rules" "$scratch/variant" 2>&1) && ok=0 || ok=1
+    fi
+    result $ok "the runbook check notices: $what" "$out"
 done
 
 # The queries file, as the exporter reads it (its format: a map of metric

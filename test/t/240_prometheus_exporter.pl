@@ -442,6 +442,30 @@ is($node->safe_psql('postgres', 'SELECT sum(total) FROM walsizer.decision_counts
 	$node->safe_psql('postgres', 'SELECT decisions_total FROM walsizer.status'),
 	'and, as that history never wrapped, all the decisions made');
 
+# --- the two switches off their defaults -----------------------------------
+
+# Above, walsizer_enabled was 1 and walsizer_dry_run 0, as worker_up and
+# alter_system_blocked were: a metric fed from one of those columns would
+# have passed.  Here enable is off (set above) and dry run on, the worker
+# still up; the alerts WalsizerDisabledForADay and WalsizerDryRunForADay
+# read these two.
+$node->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.dry_run = on');
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+wait_for($node, 'SELECT dry_run AND NOT enabled AND worker_pid IS NOT NULL FROM walsizer.status',
+	'the worker sees dry run on and enable off');
+my $switches_run = start_exporter('postgres', 'walsizer_exporter');
+my $switches = scrape($switches_run);
+stop_exporter($switches_run);
+my ($view_enabled, $view_dry_run) = split /\|/,
+  $node->safe_psql('postgres', 'SELECT enabled::int, dry_run::int FROM walsizer.status');
+is(value($switches, 'walsizer_enabled'), $view_enabled,
+	"walsizer_enabled is status.enabled with enable off: $view_enabled");
+is(value($switches, 'walsizer_dry_run'), $view_dry_run,
+	"walsizer_dry_run is status.dry_run with dry run on: $view_dry_run");
+is(value($switches, 'walsizer_enabled') . ',' . value($switches, 'walsizer_dry_run')
+	  . ',' . value($switches, 'walsizer_worker_up'),
+	'0,1,1', 'enable off, dry run on, worker up: 0, 1 and 1');
+
 # --- what a DBA sees when the exporter cannot read pg_walsizer ---------------
 
 # a database without the extension
