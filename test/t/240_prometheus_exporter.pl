@@ -66,6 +66,7 @@ my %expected_type = (
 	walsizer_estimated_recovery_seconds => 'gauge',
 	walsizer_replay_rate_bytes_per_second => 'gauge',
 	walsizer_max_recovery_time_seconds => 'gauge',
+	walsizer_change_failing_since_timestamp_seconds => 'gauge',
 	walsizer_status_info => 'gauge',
 	walsizer_decisions_total => 'counter');
 
@@ -101,6 +102,8 @@ my %from_status = (
 	walsizer_replay_rate_bytes_per_second => 'replay_rate_bytes_per_s',
 	walsizer_max_recovery_time_seconds =>
 	  "(SELECT setting FROM pg_settings WHERE name = 'walsizer.max_recovery_time')",
+	walsizer_change_failing_since_timestamp_seconds =>
+	  "CASE WHEN failing_since IS NULL THEN 0 ELSE date_part('epoch', failing_since) END",
 	walsizer_status_info => '1');
 my @status_metrics = sort keys %from_status;
 my @actions = qw(grow capped shrink protect advise adopt error blocked unconfirmed);
@@ -410,14 +413,15 @@ sub fnv1a64
 	return pack('VV', $lo, $hi);
 }
 
-# Version 3 of the file is version 4 without the nine action totals (72
-# bytes before the checksum).  Read, the totals start from the history:
-# here, which never wrapped, exactly what decisions() lists.
+# Version 3 of the file is version 5 without the nine action totals and
+# failing_since (80 bytes before the checksum).  Read, the totals start
+# from the history: here, which never wrapped, exactly what decisions()
+# lists.
 $node->stop;
 my $state_file = $node->data_dir . '/pg_walsizer.state';
-my $v4 = slurp_file($state_file);
-is(unpack('V', substr($v4, 4, 4)), 4, 'the state file is written as version 4');
-my $v3 = substr($v4, 0, length($v4) - 80);
+my $v5 = slurp_file($state_file);
+is(unpack('V', substr($v5, 4, 4)), 5, 'the state file is written as version 5');
+my $v3 = substr($v5, 0, length($v5) - 88);
 substr($v3, 4, 4) = pack('V', 3);
 $v3 .= fnv1a64($v3);
 {
@@ -465,6 +469,50 @@ is(value($switches, 'walsizer_dry_run'), $view_dry_run,
 is(value($switches, 'walsizer_enabled') . ',' . value($switches, 'walsizer_dry_run')
 	  . ',' . value($switches, 'walsizer_worker_up'),
 	'0,1,1', 'enable off, dry run on, worker up: 0, 1 and 1');
+
+# --- changes that keep failing -----------------------------------------------
+
+# The data directory read-only (as on a full or broken disk): every change
+# fails.  A run of failures records one error decision, so an alert on the
+# decisions would end an hour after it; the failing-since time the alert
+# WalsizerChangeFailing reads stays, a restart of the worker included, until
+# a change goes through.
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET walsizer.dry_run');
+$node->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.enable = on');
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+wait_for($node, 'SELECT enabled AND NOT dry_run FROM walsizer.status',
+	'changes allowed again');
+my $failing_run = start_exporter('postgres', 'walsizer_exporter');
+is(value(scrape($failing_run), 'walsizer_change_failing_since_timestamp_seconds'), 0,
+	'while changes go through, walsizer_change_failing_since_timestamp_seconds is 0');
+# A lower walsizer.max, loaded once the directory is read-only, makes the
+# worker lower max_wal_size at once, which fails.
+my $lower_mb = int(status_value($node, 'max_wal_size_mb') / 2);
+$lower_mb = 32 if $lower_mb < 32;
+$node->safe_psql('postgres', "ALTER SYSTEM SET walsizer.max = '${lower_mb}MB'");
+my $data_dir = $node->data_dir;
+chmod 0500, $data_dir or die "chmod $data_dir: $!";
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+wait_for($node, 'SELECT failing_since IS NOT NULL FROM walsizer.status',
+	"lowering max_wal_size to walsizer.max ($lower_mb MB) fails");
+my $since_epoch = $node->safe_psql('postgres',
+	"SELECT date_part('epoch', failing_since) FROM walsizer.status");
+my $failing = scrape($failing_run);
+cmp_ok(value($failing, 'walsizer_change_failing_since_timestamp_seconds'), '==', $since_epoch,
+	"the metric is the first failure's time ($since_epoch): WalsizerChangeFailing's expression holds");
+my $worker = status_value($node, 'worker_pid');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($worker)");
+wait_for($node, "SELECT worker_pid IS NOT NULL AND worker_pid <> $worker FROM walsizer.status",
+	'a new worker runs while changes fail');
+$failing = scrape($failing_run);
+cmp_ok(value($failing, 'walsizer_change_failing_since_timestamp_seconds'), '==', $since_epoch,
+	'after a restart of the worker the metric still says since when');
+chmod 0700, $data_dir or die "chmod $data_dir: $!";
+wait_for($node, 'SELECT failing_since IS NULL FROM walsizer.status',
+	'the change goes through once the directory is writable');
+is(value(scrape($failing_run), 'walsizer_change_failing_since_timestamp_seconds'), 0,
+	'then the metric is 0 again: the alert clears');
+stop_exporter($failing_run);
 
 # --- what a DBA sees when the exporter cannot read pg_walsizer ---------------
 
