@@ -26,6 +26,7 @@
  *		action_totals STATE_ACTION_KINDS x u64, for the actions 1 (grow) to
  *		STATE_ACTION_KINDS in WalsizerAction's order,
  *		failing_since i64 (0: not failing),
+ *		data_directory_device u64, data_directory_inode u64 (0: unknown),
  *		checksum u64 over everything before it.
  *
  * The action totals only grow, and each decision adds one to one of them
@@ -33,9 +34,10 @@
  * at most decisions_total, and each is at least the number of records of
  * its action.  (At most, not equal: see version 3.)
  *
- * Version 4 is version 5 without failing_since: it reads as 0, not failing
- * (a worker that wrote version 4 kept no such time; its next failure, if
- * the fault goes on, starts the time again).
+ * Version 4 is version 5 without failing_since and the data directory: they
+ * read as 0, not failing (a worker that wrote version 4 kept no such time;
+ * its next failure, if the fault goes on, starts the time again) and
+ * unknown (so the file is taken as this data directory's own).
  * Version 3 is version 4 without the action totals.  They read as what the
  * history holds, the decisions of each action among its records: exact
  * while the history has never wrapped, and otherwise short of the
@@ -78,7 +80,7 @@
  */
 #define STATE_ACTION_KINDS 9
 #define ACTION_TOTALS_BYTES (STATE_ACTION_KINDS * 8)
-#define FAILING_SINCE_BYTES 8
+#define V5_FIELDS_BYTES (3 * 8)	/* failing_since, the data directory */
 typedef char state_action_kinds_match_WalsizerAction
 			[WALSIZER_ACTION_LAST == STATE_ACTION_KINDS ? 1 : -1];
 
@@ -158,7 +160,7 @@ encoded_size_for(uint32_t version, uint32_t count)
 	return (version == 1 ? HEADER_V1_BYTES : HEADER_BYTES) +
 		(size_t) count * (version < 3 ? RECORD_V2_BYTES : RECORD_BYTES) +
 		(version >= 4 ? ACTION_TOTALS_BYTES : 0) +
-		(version >= 5 ? FAILING_SINCE_BYTES : 0) +
+		(version >= 5 ? V5_FIELDS_BYTES : 0) +
 		CHECKSUM_BYTES;
 }
 
@@ -396,6 +398,8 @@ walsizer_state_encode(const WalsizerPersistent *state, unsigned char *buf,
 	for (int action = 1; action <= STATE_ACTION_KINDS; action++)
 		put_u64(&w, state->action_totals[action]);
 	put_u64(&w, (uint64_t) state->failing_since);
+	put_u64(&w, state->data_directory_device);
+	put_u64(&w, state->data_directory_inode);
 	/* the layout comment, the size macros and the writes must agree */
 	if (w.pos != buf + size - CHECKSUM_BYTES)
 		return 0;
@@ -612,10 +616,33 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 	if (version >= 5)
 	{
 		state.failing_since = (int64_t) get_u64(&r);
+		state.data_directory_device = get_u64(&r);
+		state.data_directory_inode = get_u64(&r);
 		error = failing_since_error(&state);
 		if (error != NULL)
 			return fail(errbuf, errlen, error);
 	}
 	*out = state;
 	return true;
+}
+
+bool
+walsizer_state_is_copied(const WalsizerPersistent *state, uint64_t device,
+						 uint64_t inode)
+{
+	if (state->data_directory_device == 0 && state->data_directory_inode == 0)
+		return false;
+	return state->data_directory_device != device ||
+		state->data_directory_inode != inode;
+}
+
+void
+walsizer_state_forget_copied(WalsizerPersistent *state)
+{
+	int64_t		baseline_mb = state->baseline_mb;
+	int64_t		last_set_mb = state->last_set_mb;
+
+	memset(state, 0, sizeof(*state));
+	state->baseline_mb = baseline_mb;
+	state->last_set_mb = last_set_mb;
 }

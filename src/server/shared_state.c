@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "miscadmin.h"
@@ -92,12 +93,58 @@ walsizer_require_shared(void)
 				 errhint("Add pg_walsizer to \"shared_preload_libraries\" and restart the server.")));
 }
 
+static bool state_read_file(void);
+
 /*
- * Read the state file into shared memory.  Returns true if a valid file was
- * loaded.  Any problem is reported at LOG and leaves a fresh state.
+ * Read the state file into shared memory, and make it this data
+ * directory's.  A file written in another data directory came with a copy
+ * of it (a base backup, so every new standby; a restore): its decisions,
+ * counters and rates are the other server's and are forgotten, the sizes
+ * the copied configuration files hold are kept (see
+ * walsizer_state_forget_copied()).  A directory that cannot be examined
+ * stays unknown (0 and 0), and judges no file a copy.  Returns true if a
+ * valid file was loaded.  Any problem is reported at LOG and leaves a
+ * fresh state.
  */
 bool
 walsizer_state_load(void)
+{
+	bool		loaded = state_read_file();
+	struct stat st;
+	uint64		device = 0;
+	uint64		inode = 0;
+	bool		copied = false;
+	WalsizerPersistent *persistent = &walsizer_shared->persistent;
+
+	if (stat(DataDir, &st) == 0)
+	{
+		device = (uint64) st.st_dev;
+		inode = (uint64) st.st_ino;
+	}
+	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
+	if (loaded && (device != 0 || inode != 0) &&
+		walsizer_state_is_copied(persistent, device, inode))
+	{
+		walsizer_state_forget_copied(persistent);
+		copied = true;
+	}
+	persistent->data_directory_device = device;
+	persistent->data_directory_inode = inode;
+	LWLockRelease(walsizer_shared->lock);
+
+	if (copied)
+		ereport(LOG,
+				(errmsg("pg_walsizer's state file \"%s\" was written in another data directory: this server starts a history of its own",
+						WALSIZER_STATE_FILE),
+				 errdetail("A base backup or a restore copies the file with the data directory. The decisions, counters and replay rates in it were the other server's; the sizes the copied configuration files hold are kept: the DBA's %lld MB and, if not 0, pg_walsizer's %lld MB.",
+						   (long long) persistent->baseline_mb,
+						   (long long) persistent->last_set_mb)));
+	return loaded;
+}
+
+/* The file into shared memory; true if a valid one was loaded. */
+static bool
+state_read_file(void)
 {
 	size_t		max_len = walsizer_state_encoded_size();
 	unsigned char *buf;

@@ -45,7 +45,7 @@
 #define ROLE_BYTES 4
 /* Version 4's action totals, after the records: version 3 lacks them. */
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
-#define FAILING_SINCE_BYTES 8
+#define V5_FIELDS_BYTES (3 * 8)	/* failing_since, the data directory */
 
 /* PostgreSQL's TimestampTz range (state_format.c) */
 #define MIN_TIMESTAMP_US INT64_C(-211813488000000000)
@@ -88,7 +88,9 @@ states_equal(const WalsizerPersistent *a, const WalsizerPersistent *b)
 		a->replay_next != b->replay_next ||
 		a->history_count != b->history_count ||
 		memcmp(a->action_totals, b->action_totals, sizeof(a->action_totals)) != 0 ||
-		a->failing_since != b->failing_since)
+		a->failing_since != b->failing_since ||
+		a->data_directory_device != b->data_directory_device ||
+		a->data_directory_inode != b->data_directory_inode)
 		return false;
 	for (int slot = 0; slot < WALSIZER_REPLAY_RATES; slot++)
 		if (replay_slot_valid(a, slot) &&
@@ -120,15 +122,16 @@ reseal(unsigned char *buf, size_t len)
 
 /*
  * Turn a version 5 image into the version 4 image of the same state but
- * not failing: drop failing_since, say version 4, checksum it again.
+ * not failing and in no known data directory: drop failing_since and the
+ * data directory, say version 4, checksum it again.
  * Returns the new length.
  */
 static size_t
 make_version_4(unsigned char *image, size_t len)
 {
-	if (len < HEADER_BYTES + FAILING_SINCE_BYTES + 8)
+	if (len < HEADER_BYTES + V5_FIELDS_BYTES + 8)
 		return len;
-	len -= FAILING_SINCE_BYTES;
+	len -= V5_FIELDS_BYTES;
 	image[VERSION_OFFSET] = 4;
 	reseal(image, len);
 	return len;
@@ -330,6 +333,9 @@ build_valid_state(FuzzInput *in, WalsizerPersistent *state)
 		state->action_totals[action] += forgotten;
 		state->decisions_total += forgotten;
 	}
+	/* the data directory it was written in: any numbers */
+	state->data_directory_device = (uint64_t) fuzz_int(in);
+	state->data_directory_inode = (uint64_t) fuzz_int(in);
 	/* a failed change since a time it can show, or none (0) */
 	if (fuzz_flag(in))
 		state->failing_since = (int64_t) ((uint64_t) MIN_TIMESTAMP_US +
@@ -387,6 +393,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		len = make_version_4(image, len);
 		state.failing_since = 0;
+		state.data_directory_device = state.data_directory_inode = 0;
 		if (version <= 3)
 		{
 			len = make_version_3(image, len);

@@ -50,9 +50,9 @@
 #define RECORD_ROLE (RECORD_REASON + WALSIZER_REASON_LEN)
 #define CHECKSUM_BYTES 8
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
-#define FAILING_SINCE_BYTES 8
+#define V5_FIELDS_BYTES (3 * 8)	/* failing_since, the data directory */
 /* what follows the records in a version 5 image */
-#define TRAILER_BYTES (ACTION_TOTALS_BYTES + FAILING_SINCE_BYTES + CHECKSUM_BYTES)
+#define TRAILER_BYTES (ACTION_TOTALS_BYTES + V5_FIELDS_BYTES + CHECKSUM_BYTES)
 
 /*
  * PostgreSQL's TimestampTz range, MIN_TIMESTAMP <= t < END_TIMESTAMP in
@@ -968,7 +968,7 @@ version_4_image(const WalsizerPersistent *state, size_t *len)
 	size_t		v5_len;
 	unsigned char *buf = encode(state, &v5_len);
 
-	*len = v5_len - FAILING_SINCE_BYTES;
+	*len = v5_len - V5_FIELDS_BYTES;
 	put_le(buf + OFFSET_VERSION, 4, 4);
 	reseal(buf, *len);
 	return buf;
@@ -1669,7 +1669,7 @@ version_4_file_reads_as_not_failing(void)
 static void
 set_failing_since(unsigned char *buf, size_t *len)
 {
-	put_le(buf + *len - CHECKSUM_BYTES - FAILING_SINCE_BYTES,
+	put_le(buf + *len - CHECKSUM_BYTES - V5_FIELDS_BYTES,
 		   (uint64_t) recovery_value, 8);
 }
 
@@ -1689,6 +1689,98 @@ decode_rejects_a_failing_since_postgresql_cannot_show(void)
 	state->failing_since = FIRST_INVALID_TIME;
 	CHECK_UEQ(walsizer_state_encode(state, buf, walsizer_state_encoded_size()), 0);
 	state->failing_since = FIRST_INVALID_TIME - 1;
+	CHECK(walsizer_state_encode(state, buf, walsizer_state_encoded_size()) > 0);
+	free(buf);
+	free(state);
+}
+
+/* --- the data directory a state was written in -------------------------- */
+
+static void
+round_trip_keeps_the_data_directory(void)
+{
+	WalsizerPersistent *state = state_with_records(1);
+	WalsizerPersistent *decoded = calloc(1, sizeof(WalsizerPersistent));
+	size_t		len;
+	unsigned char *buf;
+
+	state->data_directory_device = UINT64_C(0xFD01);
+	state->data_directory_inode = UINT64_C(0x123456789A);
+	buf = encode(state, &len);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_UEQ(decoded->data_directory_device, UINT64_C(0xFD01));
+	CHECK_UEQ(decoded->data_directory_inode, UINT64_C(0x123456789A));
+	free(buf);
+
+	/* a version 4 file does not say where it was written */
+	buf = version_4_image(state, &len);
+	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
+	CHECK_UEQ(decoded->data_directory_device, 0);
+	CHECK_UEQ(decoded->data_directory_inode, 0);
+	CHECK(!walsizer_state_is_copied(decoded, 1, 2));
+	free(buf);
+	free(decoded);
+	free(state);
+}
+
+static void
+a_state_from_another_data_directory_is_a_copy(void)
+{
+	WalsizerPersistent *state = state_with_records(0);
+
+	state->data_directory_device = 7;
+	state->data_directory_inode = 11;
+	CHECK(!walsizer_state_is_copied(state, 7, 11));
+	CHECK(walsizer_state_is_copied(state, 7, 12));
+	CHECK(walsizer_state_is_copied(state, 8, 11));
+	/* a directory the file does not know: not judged a copy */
+	state->data_directory_device = state->data_directory_inode = 0;
+	CHECK(!walsizer_state_is_copied(state, 7, 11));
+	/* one number known is enough to judge */
+	state->data_directory_inode = 11;
+	CHECK(walsizer_state_is_copied(state, 7, 12));
+	free(state);
+}
+
+/*
+ * A copy forgets the other server's history, counters, rates, failures
+ * and crash marks, and keeps the sizes the copied configuration files
+ * hold: the DBA's baseline and what pg_walsizer wrote.
+ */
+static void
+a_copy_keeps_only_the_sizes(void)
+{
+	WalsizerPersistent *state = state_with_records(5);
+	unsigned char *buf = malloc(walsizer_state_encoded_size());
+
+	state->baseline_mb = 1024;
+	state->last_set_mb = 2912;
+	state->intent_mb = 4096;
+	state->policy.windows_below_half = 3;
+	state->policy.provisional = 1;
+	state->completed_redo_lsn = 123456;
+	state->postmaster_started_at = 817000000000000;
+	state->stopped_cleanly = 1;
+	walsizer_replay_rate_append(state, 5e7);
+	state->failing_since = 817000000000001;
+	state->data_directory_device = 7;
+	state->data_directory_inode = 11;
+	walsizer_state_forget_copied(state);
+	CHECK_EQ(state->baseline_mb, 1024);
+	CHECK_EQ(state->last_set_mb, 2912);
+	CHECK_EQ(state->intent_mb, 0);
+	CHECK_EQ(state->history_count, 0);
+	CHECK_UEQ(state->decisions_total, 0);
+	for (int action = 0; action <= WALSIZER_ACTION_LAST; action++)
+		CHECK_UEQ(state->action_totals[action], 0);
+	CHECK_EQ(state->policy.windows_below_half, 0);
+	CHECK_EQ(state->policy.provisional, 0);
+	CHECK_UEQ(state->completed_redo_lsn, 0);
+	CHECK_EQ(state->postmaster_started_at, 0);
+	CHECK_EQ(state->stopped_cleanly, 0);
+	CHECK_EQ(state->replay_count, 0);
+	CHECK_EQ(state->failing_since, 0);
+	/* and what is left is a state the file holds */
 	CHECK(walsizer_state_encode(state, buf, walsizer_state_encoded_size()) > 0);
 	free(buf);
 	free(state);
@@ -1752,5 +1844,8 @@ main(void)
 	RUN_TEST(suite, round_trip_keeps_failing_since);
 	RUN_TEST(suite, version_4_file_reads_as_not_failing);
 	RUN_TEST(suite, decode_rejects_a_failing_since_postgresql_cannot_show);
+	RUN_TEST(suite, round_trip_keeps_the_data_directory);
+	RUN_TEST(suite, a_state_from_another_data_directory_is_a_copy);
+	RUN_TEST(suite, a_copy_keeps_only_the_sizes);
 	return unit_exit_status();
 }
