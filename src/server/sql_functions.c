@@ -91,6 +91,17 @@ static const int recommend_columns_to_1_4[] = {RECOMMEND_COLUMNS_V1_2, RECOMMEND
  * worker's status, copied out of shared memory under the lock.
  */
 
+/*
+ * Whether a figure the worker has not measured yet (before its first
+ * sample) is NULL: from 1.5 on; the functions of 1.4 and before keep their
+ * 0.
+ */
+static bool
+unmeasured(const RowBuilder *row, const WalsizerStatus *st)
+{
+	return st->last_sample_at == 0 && row->tupdesc->natts >= STATUS_COLUMNS_V1_5;
+}
+
 /* The settings and the limits, and when the worker checks. */
 static void
 put_status_settings(RowBuilder *row, const WalsizerStatus *st, pid_t worker_pid)
@@ -115,10 +126,20 @@ put_status_settings(RowBuilder *row, const WalsizerStatus *st, pid_t worker_pid)
 		row_put_int64(row, st->plan.old_mb);
 	else
 		row_put_int64(row, max_wal_size_mb);
-	row_put_int64(row, st->plan.cap_mb);
-	row_put_text(row, walsizer_cap_source_name(st->plan.cap_source));
-	row_put_int64(row, st->plan.floor_mb);
-	row_put_int64(row, st->plan.needed_mb);
+	if (unmeasured(row, st))
+	{
+		row_put_null(row, INT8OID);
+		row_put_null(row, TEXTOID);
+		row_put_null(row, INT8OID);
+		row_put_null(row, INT8OID);
+	}
+	else
+	{
+		row_put_int64(row, st->plan.cap_mb);
+		row_put_text(row, walsizer_cap_source_name(st->plan.cap_source));
+		row_put_int64(row, st->plan.floor_mb);
+		row_put_int64(row, st->plan.needed_mb);
+	}
 	row_put_float8(row, st->window_s);
 	row_put_int32(row, st->sample_interval_ms);
 	row_put_timestamp(row, st->last_check_at);
@@ -159,12 +180,24 @@ put_status_totals(RowBuilder *row, const WalsizerStatus *st)
 static void
 put_status_latest_sample(RowBuilder *row, const WalsizerStatus *st)
 {
-	row_put_float8(row, st->recent_rate);
-	row_put_float8(row, st->peak_rate);
-	row_put_int64(row, (int64) st->wal_since_redo_bytes);
-	row_put_int64(row, (int64) st->plan.trigger_bytes);
-	row_put_int64(row, (int64) st->plan.projected_bytes);
-	row_put_ratio(row, st->plan.projected_bytes, st->plan.trigger_bytes);
+	if (unmeasured(row, st))
+	{
+		row_put_null(row, FLOAT8OID);
+		row_put_null(row, FLOAT8OID);
+		row_put_null(row, INT8OID);
+		row_put_null(row, INT8OID);
+		row_put_null(row, INT8OID);
+		row_put_null(row, FLOAT8OID);
+	}
+	else
+	{
+		row_put_float8(row, st->recent_rate);
+		row_put_float8(row, st->peak_rate);
+		row_put_int64(row, (int64) st->wal_since_redo_bytes);
+		row_put_int64(row, (int64) st->plan.trigger_bytes);
+		row_put_int64(row, (int64) st->plan.projected_bytes);
+		row_put_ratio(row, st->plan.projected_bytes, st->plan.trigger_bytes);
+	}
 	row_put_bool(row, st->blocked);
 	if (st->pending_mb != 0)
 		row_put_int64(row, st->pending_mb);

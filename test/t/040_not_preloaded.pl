@@ -36,4 +36,28 @@ is($node->safe_psql('postgres',
 	0, 'no worker runs');
 
 $node->stop;
+
+# Preloaded, but no worker could start (max_worker_processes exhausted):
+# what was never measured reads NULL in the views, not 0 (the functions of
+# 1.4 keep their 0), and the recommendation says nothing was measured.
+my $idle = PostgreSQL::Test::Cluster->new('no_worker');
+$idle->init;
+$idle->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'pg_walsizer'\nmax_worker_processes = 0\n");
+$idle->start;
+$idle->safe_psql('postgres', 'CREATE EXTENSION pg_walsizer');
+is($idle->safe_psql('postgres',
+		'SELECT worker_pid IS NULL, cap_mb IS NULL, cap_source IS NULL, floor_mb IS NULL,'
+		  . ' needed_mb IS NULL, wal_rate_bytes_per_s IS NULL, trigger_bytes IS NULL,'
+		  . ' projected_fill IS NULL FROM walsizer.status'),
+	't|t|t|t|t|t|t|t', 'no worker: what was never measured is NULL in walsizer.status');
+is($idle->safe_psql('postgres',
+		'SELECT max_wal_size_mb, enabled FROM walsizer.status'),
+	'1024|t', 'no worker: the settings still show');
+is($idle->safe_psql('postgres', 'SELECT cap_mb, needed_mb FROM walsizer.status()'),
+	'0|0', "no worker: 1.4's status() keeps its 0");
+my ($ret, $out, $err) = $idle->psql('postgres', 'SELECT * FROM walsizer.recommendation');
+like($err, qr/ERROR:  pg_walsizer has not measured anything yet/,
+	'no worker: the recommendation says nothing was measured');
+$idle->stop;
 done_testing();
