@@ -118,7 +118,10 @@ SELECT has_function_privilege('pg_monitor', 'walsizer.decision_counts()', 'EXECU
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.0';
 CREATE VIEW public.dba_status_1_0 AS SELECT max_wal_size_mb FROM walsizer.status();
+-- (newer majors add the script's line as CONTEXT)
+\set SHOW_CONTEXT never
 ALTER EXTENSION pg_walsizer UPDATE;
+\set SHOW_CONTEXT errors
 SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
 SELECT max_wal_size_mb > 0 AS still_reads FROM public.dba_status_1_0;
 DROP VIEW public.dba_status_1_0;
