@@ -81,7 +81,7 @@ chroot_mirror() {
     # shellcheck source=/dev/null
     codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
     # shellcheck disable=SC2016 # apt expands $(SITE)
-    uri=$(apt-get indextargets --no-release-info --format '$(SITE)' "Release: $codename" | head -n 1)
+    uri=$(apt-get indextargets --no-release-info --format '$(SITE)' "Release: $codename" | sed -n 1p)
     [[ -n $uri ]] || chroot_die "no Debian mirror for '$codename' in the host's apt sources"
     echo "$uri"
 }

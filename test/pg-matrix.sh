@@ -238,8 +238,8 @@ fi
 printf '\n########## Summary\n'
 for m in "${jobs[@]}"; do
     # run-suites.sh prints each suite's line twice: after it, and at its end.
-    [[ ! -e $logdir/run-$m.log ]] || grep -E '^PG [0-9]+ [a-z-]+: ' "$logdir/run-$m.log" |
-        awk '!seen[$0]++'
+    # (awk, not grep: a log without such a line must not end the script)
+    [[ ! -e $logdir/run-$m.log ]] || awk '/^PG [0-9]+ [a-z-]+: / && !seen[$0]++' "$logdir/run-$m.log"
 done
 echo
 printf '%-8s %-36s %7s %7s %7s  %s\n' major chroot tests passed failed note

@@ -80,7 +80,7 @@
  */
 #define STATE_ACTION_KINDS 9
 #define ACTION_TOTALS_BYTES (STATE_ACTION_KINDS * 8)
-#define V5_FIELDS_BYTES (3 * 8)	/* failing_since, the data directory */
+#define FAILING_AND_DIRECTORY_BYTES (3 * 8)
 typedef char state_action_kinds_match_WalsizerAction
 			[WALSIZER_ACTION_LAST == STATE_ACTION_KINDS ? 1 : -1];
 
@@ -160,7 +160,7 @@ encoded_size_for(uint32_t version, uint32_t count)
 	return (version == 1 ? HEADER_V1_BYTES : HEADER_BYTES) +
 		(size_t) count * (version < 3 ? RECORD_V2_BYTES : RECORD_BYTES) +
 		(version >= 4 ? ACTION_TOTALS_BYTES : 0) +
-		(version >= 5 ? V5_FIELDS_BYTES : 0) +
+		(version >= 5 ? FAILING_AND_DIRECTORY_BYTES : 0) +
 		CHECKSUM_BYTES;
 }
 
@@ -627,12 +627,9 @@ walsizer_state_decode(const unsigned char *buf, size_t len,
 }
 
 bool
-walsizer_state_is_copied(const WalsizerPersistent *state, uint64_t device,
-						 uint64_t inode)
+walsizer_state_is_copied(const WalsizerPersistent *state, uint64_t inode)
 {
-	if (state->data_directory_device == 0 && state->data_directory_inode == 0)
-		return false;
-	return state->data_directory_device != device ||
+	return state->data_directory_inode != 0 &&
 		state->data_directory_inode != inode;
 }
 
@@ -641,8 +638,11 @@ walsizer_state_forget_copied(WalsizerPersistent *state)
 {
 	int64_t		baseline_mb = state->baseline_mb;
 	int64_t		last_set_mb = state->last_set_mb;
+	int64_t		intent_mb = state->intent_mb;
 
 	memset(state, 0, sizeof(*state));
+	walsizer_policy_init_state(&state->policy);
 	state->baseline_mb = baseline_mb;
 	state->last_set_mb = last_set_mb;
+	state->intent_mb = intent_mb;
 }

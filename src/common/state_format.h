@@ -115,10 +115,11 @@ typedef struct WalsizerPersistent
 	int64_t		failing_since;
 
 	/*
-	 * The data directory the file was written in (its device and inode
-	 * numbers; 0 and 0 unknown).  A file read in another one came with a
-	 * copy of the directory (a base backup, a restore): see
-	 * walsizer_state_forget_copied().
+	 * The data directory the file was written in: its inode number (0
+	 * unknown), which a copy of the directory does not keep, and its
+	 * device number, for diagnosis only (device numbers can change across
+	 * reboots).  A file read in another directory came with a copy of it
+	 * (a base backup, a restore): see walsizer_state_forget_copied().
 	 */
 	uint64_t	data_directory_device;
 	uint64_t	data_directory_inode;
@@ -145,20 +146,21 @@ extern const WalsizerRecord *walsizer_history_at(const WalsizerPersistent *state
 extern WalsizerRecord *walsizer_history_latest(WalsizerPersistent *state);
 
 /*
- * Whether a state read in the data directory (device, inode) was written
- * in another one: false when the file does not say where it was written.
+ * Whether a state read in the data directory of this inode number was
+ * written in another one: false when the file does not say where it was
+ * written.
  */
 extern bool walsizer_state_is_copied(const WalsizerPersistent *state,
-									 uint64_t device, uint64_t inode);
+									 uint64_t inode);
 
 /*
  * A state that came with a copy of the data directory (a base backup, so
  * every new standby; a restore) is not this server's: it forgets the other
- * server's decisions, counters, replay rates, failures and crash-recovery
- * marks, and keeps only what describes the configuration files, which were
- * copied with it: the DBA's baseline and the size pg_walsizer last wrote,
- * so that the copied size stays pg_walsizer's and is not taken for the
- * DBA's.
+ * server's decisions, counters, policy state, replay rates, failures and
+ * crash-recovery marks, and keeps only what describes the configuration
+ * files, which were copied with it: the DBA's baseline and the sizes
+ * pg_walsizer last wrote or was writing, so that a copied size stays
+ * pg_walsizer's and is not taken for the DBA's.
  */
 extern void walsizer_state_forget_copied(WalsizerPersistent *state);
 

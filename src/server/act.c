@@ -299,8 +299,11 @@ act_change(const WalsizerDecision *d, const WalsizerMeasurements *m,
 	switch (verdict)
 	{
 		case WALSIZER_WRITE_DISABLED:
+			/* not trying is not failing (status.failing_since) */
+			walsizer_record_failing(false);
 			return WALSIZER_ACT_NOT_DONE;
 		case WALSIZER_WRITE_ADVISE:
+			walsizer_record_failing(false);
 			walsizer_owner_attempting(ctx->owner);
 			act_dry_run(d, m);
 			return WALSIZER_ACT_ADVISED;

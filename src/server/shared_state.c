@@ -101,8 +101,11 @@ static bool state_read_file(void);
  * of it (a base backup, so every new standby; a restore): its decisions,
  * counters and rates are the other server's and are forgotten, the sizes
  * the copied configuration files hold are kept (see
- * walsizer_state_forget_copied()).  A directory that cannot be examined
- * stays unknown (0 and 0), and judges no file a copy.  Returns true if a
+ * walsizer_state_forget_copied()); the directory is told by its inode
+ * number, which a copy does not keep (a file-system snapshot or clone
+ * does, and the root of every file system has the same one: such a copy
+ * is taken for the directory itself).  A directory that cannot be
+ * examined stays unknown (0), and judges no file a copy.  Returns true if a
  * valid file was loaded.  Any problem is reported at LOG and leaves a
  * fresh state.
  */
@@ -122,8 +125,7 @@ walsizer_state_load(void)
 		inode = (uint64) st.st_ino;
 	}
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
-	if (loaded && (device != 0 || inode != 0) &&
-		walsizer_state_is_copied(persistent, device, inode))
+	if (loaded && inode != 0 && walsizer_state_is_copied(persistent, inode))
 	{
 		walsizer_state_forget_copied(persistent);
 		copied = true;

@@ -254,8 +254,16 @@ put_status_last_cycle(RowBuilder *row, const WalsizerStatus *st)
 		row_put_null(row, INT8OID);
 		row_put_null(row, BOOLOID);
 	}
-	row_put_text(row, st->fpi_bytes_measured ? "measured" : "estimated");
-	row_put_float8(row, st->record_rate);
+	if (unmeasured(row, st))
+	{
+		row_put_null(row, TEXTOID);
+		row_put_null(row, FLOAT8OID);
+	}
+	else
+	{
+		row_put_text(row, st->fpi_bytes_measured ? "measured" : "estimated");
+		row_put_float8(row, st->record_rate);
+	}
 }
 
 /* 1.2: a crash recovery now, at its worst */

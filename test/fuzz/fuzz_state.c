@@ -45,7 +45,7 @@
 #define ROLE_BYTES 4
 /* Version 4's action totals, after the records: version 3 lacks them. */
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
-#define V5_FIELDS_BYTES (3 * 8)	/* failing_since, the data directory */
+#define FAILING_AND_DIRECTORY_BYTES (3 * 8)	/* failing_since, the data directory */
 
 /* PostgreSQL's TimestampTz range (state_format.c) */
 #define MIN_TIMESTAMP_US INT64_C(-211813488000000000)
@@ -129,9 +129,9 @@ reseal(unsigned char *buf, size_t len)
 static size_t
 make_version_4(unsigned char *image, size_t len)
 {
-	if (len < HEADER_BYTES + V5_FIELDS_BYTES + 8)
+	if (len < HEADER_BYTES + FAILING_AND_DIRECTORY_BYTES + 8)
 		return len;
-	len -= V5_FIELDS_BYTES;
+	len -= FAILING_AND_DIRECTORY_BYTES;
 	image[VERSION_OFFSET] = 4;
 	reseal(image, len);
 	return len;

@@ -358,7 +358,7 @@ policy_seeds(const char *dir)
 #define RECORD_V2_BYTES (8 + 4 + 4 + 7 * 8 + WALSIZER_REASON_LEN)
 #define ROLE_BYTES 4
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
-#define V5_FIELDS_BYTES (3 * 8)	/* failing_since, the data directory */
+#define FAILING_AND_DIRECTORY_BYTES (3 * 8)	/* failing_since, the data directory */
 
 /* FNV-1a over all but the trailing checksum, as state_format.c seals. */
 static void
@@ -429,7 +429,7 @@ state_seed(const char *dir, const char *name, int records, int rates,
 	}
 	if (version <= 4)
 	{
-		len -= V5_FIELDS_BYTES;
+		len -= FAILING_AND_DIRECTORY_BYTES;
 		image[1 + 4] = 4;		/* the version, little-endian */
 		reseal(image + 1, len);
 	}

@@ -95,8 +95,8 @@ while (1)
 }
 $last //= { map { $_ => '' } qw(action old_mb new_mb confirmed reason) };
 my $final = $last->{new_mb};
-ok($last->{action} =~ /^(grow|capped)$/
-	  || ($last->{action} eq 'shrink' && $last->{reason} =~ /^settling/),
+ok(scalar($last->{action} =~ /^(grow|capped)$/
+		  || ($last->{action} eq 'shrink' && $last->{reason} =~ /^settling/)),
 	"the last change is a growth or its settling: $last->{action} "
 	  . "$last->{old_mb} -> $final MB");
 is($last->{confirmed}, 'true', 'the last change is confirmed as applied');
@@ -135,8 +135,8 @@ for my $try (1 .. 5)
 }
 is($st_action, $last_action, 'status shows the last action');
 is($st_reason, $last_reason, 'status shows the last reason');
-ok($st_action =~ /^(grow|capped)$/
-	  || ($st_action eq 'shrink' && $st_reason =~ /^settling/),
+ok(scalar($st_action =~ /^(grow|capped)$/
+		  || ($st_action eq 'shrink' && $st_reason =~ /^settling/)),
 	"the last action is a growth or its settling: $st_action");
 # last_change is the newest decision that changed the size: here the
 # growth, or the settling of it, that status shows

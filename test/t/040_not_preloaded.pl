@@ -49,8 +49,9 @@ $idle->safe_psql('postgres', 'CREATE EXTENSION pg_walsizer');
 is($idle->safe_psql('postgres',
 		'SELECT worker_pid IS NULL, cap_mb IS NULL, cap_source IS NULL, floor_mb IS NULL,'
 		  . ' needed_mb IS NULL, wal_rate_bytes_per_s IS NULL, trigger_bytes IS NULL,'
-		  . ' projected_fill IS NULL FROM walsizer.status'),
-	't|t|t|t|t|t|t|t', 'no worker: what was never measured is NULL in walsizer.status');
+		  . ' projected_fill IS NULL, record_rate_bytes_per_s IS NULL, fpi_bytes_source IS NULL'
+		  . ' FROM walsizer.status'),
+	't|t|t|t|t|t|t|t|t|t', 'no worker: what was never measured is NULL in walsizer.status');
 is($idle->safe_psql('postgres',
 		'SELECT max_wal_size_mb, enabled FROM walsizer.status'),
 	'1024|t', 'no worker: the settings still show');

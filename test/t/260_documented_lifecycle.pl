@@ -3,7 +3,8 @@
 # state file across restarts: test/pg-matrix.sh runs it on every major)
 #
 # The README's install, upgrade and uninstall commands, run as written on a
-# cluster that already preloads pg_stat_statements: the blocks marked
+# cluster that already preloads pg_stat_statements (by its path, which the
+# server shows in double quotes once ALTER SYSTEM wrote it): the blocks marked
 # "tested by test/t/260_documented_lifecycle.pl: NAME" are read from the
 # README, so this test fails when the documented commands do.  Only the
 # machine is adapted: "sudo" and "sudo -u postgres" are dropped (the test
@@ -76,7 +77,7 @@ sub run_documented
 my $node = PostgreSQL::Test::Cluster->new('lifecycle');
 $node->init;
 $node->append_conf('postgresql.conf', <<'EOF');
-shared_preload_libraries = 'pg_stat_statements'
+shared_preload_libraries = '$libdir/pg_stat_statements'
 max_wal_size = '32MB'
 min_wal_size = '32MB'
 checkpoint_timeout = '30s'
@@ -95,7 +96,8 @@ sub walsizer_workers
 
 # --- preload -------------------------------------------------------------
 run_documented($node, 'preload');
-is(libraries($node), 'pg_stat_statements, pg_walsizer',
+# ALTER SYSTEM writes the path in double quotes, which the second run reads
+is(libraries($node), '"$libdir/pg_stat_statements", pg_walsizer',
 	'preload: pg_walsizer added, pg_stat_statements kept');
 $node->safe_psql('postgres', 'CREATE EXTENSION pg_stat_statements');
 is($node->safe_psql('postgres', 'SELECT count(*) > 0 FROM pg_stat_statements'),
@@ -121,8 +123,8 @@ my ($alter_end) = grep { $preload[$_] eq 'SQL' } 0 .. $#preload;
 		'preload: the first command runs a second time') or diag($err);
 }
 $node->restart;
-is(libraries($node), 'pg_stat_statements, pg_walsizer',
-	'preload: run twice, pg_walsizer is listed once');
+is(libraries($node), '"$libdir/pg_stat_statements", pg_walsizer',
+	'preload: run twice, pg_walsizer is listed once, the quoted path kept');
 
 # --- upgrade -------------------------------------------------------------
 # From 1.4, the released version, with a DBA's view on its status() and a
@@ -170,7 +172,7 @@ ok(-e $state_file, 'uninstall: before it, the state file exists');
 ok(defined auto_conf_max_wal_size($node),
 	'uninstall: before it, postgresql.auto.conf has max_wal_size');
 run_documented($node, 'uninstall');
-is(libraries($node), 'pg_stat_statements',
+is(libraries($node), '"$libdir/pg_stat_statements"',
 	'uninstall: pg_walsizer is out of the list, pg_stat_statements kept');
 is(walsizer_workers($node), 0, 'uninstall: no worker runs');
 is($node->safe_psql('postgres', 'SHOW max_wal_size'), '32MB',

@@ -76,9 +76,10 @@ check_copy($restored, 'restore', 'primary');
 $restored->safe_psql('postgres', 'ALTER SYSTEM RESET walsizer.enable');
 $restored->reload;
 wait_for($restored, 'SELECT enabled FROM walsizer.status', 'restore: enabled');
+my $enabled_at = $restored->safe_psql('postgres', 'SELECT now()');
 $restored->safe_psql('postgres', 'SELECT walsizer.check_now()');
-wait_for($restored, 'SELECT last_check_at IS NOT NULL FROM walsizer.status',
-	'restore: a window ended');
+wait_for($restored, "SELECT last_check_at > '$enabled_at' FROM walsizer.status",
+	'restore: a window ended while enabled');
 is($restored->safe_psql('postgres',
 		"SELECT count(*) FROM walsizer.decisions WHERE action = 'adopt'"),
 	0, 'restore: the copied size is not adopted as the DBA\'s');

@@ -50,9 +50,9 @@
 #define RECORD_ROLE (RECORD_REASON + WALSIZER_REASON_LEN)
 #define CHECKSUM_BYTES 8
 #define ACTION_TOTALS_BYTES (WALSIZER_ACTION_LAST * 8)
-#define V5_FIELDS_BYTES (3 * 8)	/* failing_since, the data directory */
+#define FAILING_AND_DIRECTORY_BYTES (3 * 8)	/* failing_since, the data directory */
 /* what follows the records in a version 5 image */
-#define TRAILER_BYTES (ACTION_TOTALS_BYTES + V5_FIELDS_BYTES + CHECKSUM_BYTES)
+#define TRAILER_BYTES (ACTION_TOTALS_BYTES + FAILING_AND_DIRECTORY_BYTES + CHECKSUM_BYTES)
 
 /*
  * PostgreSQL's TimestampTz range, MIN_TIMESTAMP <= t < END_TIMESTAMP in
@@ -968,7 +968,7 @@ version_4_image(const WalsizerPersistent *state, size_t *len)
 	size_t		v5_len;
 	unsigned char *buf = encode(state, &v5_len);
 
-	*len = v5_len - V5_FIELDS_BYTES;
+	*len = v5_len - FAILING_AND_DIRECTORY_BYTES;
 	put_le(buf + OFFSET_VERSION, 4, 4);
 	reseal(buf, *len);
 	return buf;
@@ -1669,7 +1669,7 @@ version_4_file_reads_as_not_failing(void)
 static void
 set_failing_since(unsigned char *buf, size_t *len)
 {
-	put_le(buf + *len - CHECKSUM_BYTES - V5_FIELDS_BYTES,
+	put_le(buf + *len - CHECKSUM_BYTES - FAILING_AND_DIRECTORY_BYTES,
 		   (uint64_t) recovery_value, 8);
 }
 
@@ -1717,7 +1717,7 @@ round_trip_keeps_the_data_directory(void)
 	CHECK(walsizer_state_decode(buf, len, decoded, NULL, 0));
 	CHECK_UEQ(decoded->data_directory_device, 0);
 	CHECK_UEQ(decoded->data_directory_inode, 0);
-	CHECK(!walsizer_state_is_copied(decoded, 1, 2));
+	CHECK(!walsizer_state_is_copied(decoded, 2));
 	free(buf);
 	free(decoded);
 	free(state);
@@ -1730,22 +1730,22 @@ a_state_from_another_data_directory_is_a_copy(void)
 
 	state->data_directory_device = 7;
 	state->data_directory_inode = 11;
-	CHECK(!walsizer_state_is_copied(state, 7, 11));
-	CHECK(walsizer_state_is_copied(state, 7, 12));
-	CHECK(walsizer_state_is_copied(state, 8, 11));
+	CHECK(!walsizer_state_is_copied(state, 11));
+	CHECK(walsizer_state_is_copied(state, 12));
+	/* the device alone changes across reboots: not a copy */
+	state->data_directory_device = 8;
+	CHECK(!walsizer_state_is_copied(state, 11));
 	/* a directory the file does not know: not judged a copy */
-	state->data_directory_device = state->data_directory_inode = 0;
-	CHECK(!walsizer_state_is_copied(state, 7, 11));
-	/* one number known is enough to judge */
-	state->data_directory_inode = 11;
-	CHECK(walsizer_state_is_copied(state, 7, 12));
+	state->data_directory_inode = 0;
+	CHECK(!walsizer_state_is_copied(state, 11));
 	free(state);
 }
 
 /*
- * A copy forgets the other server's history, counters, rates, failures
- * and crash marks, and keeps the sizes the copied configuration files
- * hold: the DBA's baseline and what pg_walsizer wrote.
+ * A copy forgets the other server's history, counters, policy state,
+ * rates, failures and crash marks, and keeps the sizes the copied
+ * configuration files hold: the DBA's baseline and what pg_walsizer wrote
+ * or was writing.
  */
 static void
 a_copy_keeps_only_the_sizes(void)
@@ -1768,13 +1768,20 @@ a_copy_keeps_only_the_sizes(void)
 	walsizer_state_forget_copied(state);
 	CHECK_EQ(state->baseline_mb, 1024);
 	CHECK_EQ(state->last_set_mb, 2912);
-	CHECK_EQ(state->intent_mb, 0);
+	CHECK_EQ(state->intent_mb, 4096);
 	CHECK_EQ(state->history_count, 0);
 	CHECK_UEQ(state->decisions_total, 0);
 	for (int action = 0; action <= WALSIZER_ACTION_LAST; action++)
 		CHECK_UEQ(state->action_totals[action], 0);
 	CHECK_EQ(state->policy.windows_below_half, 0);
 	CHECK_EQ(state->policy.provisional, 0);
+	{
+		WalsizerPolicyState fresh;
+
+		/* the policy starts as on a new server: no cooldown to wait out */
+		walsizer_policy_init_state(&fresh);
+		CHECK_EQ(state->policy.windows_since_change, fresh.windows_since_change);
+	}
 	CHECK_UEQ(state->completed_redo_lsn, 0);
 	CHECK_EQ(state->postmaster_started_at, 0);
 	CHECK_EQ(state->stopped_cleanly, 0);
