@@ -40,6 +40,7 @@ SELECT max_wal_size_mb, worker_pid IS NOT NULL AS sees_worker FROM walsizer.stat
 SELECT action, old_mb, new_mb FROM walsizer.decisions WHERE new_mb = 1536;
 SELECT total > 0 AS adoption_counted FROM walsizer.decision_counts WHERE action = 'adopt';
 SELECT max_wal_size_mb, length(reason) > 0 AS explained FROM walsizer.recommendation;
+SELECT count(*) <= 1 AS reads_last_change FROM walsizer.last_change;
 SELECT walsizer.check_now();
 RESET ROLE;
 ALTER SYSTEM RESET max_wal_size;

@@ -160,7 +160,13 @@ SELECT (SELECT max_wal_size_mb FROM walsizer.status)
 -- pointed at the new version's entry point and the column is appended to
 -- the view.  A DBA's view and GRANT on the view survive it.
 CREATE VIEW public.dba_counts_1_5 AS SELECT action, total FROM walsizer.decision_counts;
-GRANT SELECT ON walsizer.decision_counts TO walsizer_reporter;
+-- a role outside pg_monitor needs the view and its function (a view's
+-- functions run with the privileges of the role that queries it)
+GRANT SELECT ON walsizer.decision_counts, public.dba_counts_1_5 TO walsizer_reporter;
+GRANT EXECUTE ON FUNCTION walsizer.read_decision_counts() TO walsizer_reporter;
+SET ROLE walsizer_reporter;
+SELECT count(*) AS actions_the_reporter_reads FROM public.dba_counts_1_5;
+RESET ROLE;
 CREATE OR REPLACE FUNCTION walsizer.read_decision_counts()
 RETURNS SETOF record
 AS '$libdir/pg_walsizer', 'walsizer_decision_counts_1_5'
@@ -173,6 +179,11 @@ SELECT array_agg(attname ORDER BY attnum) AS columns
   FROM pg_attribute WHERE attrelid = 'walsizer.decision_counts'::regclass AND attnum > 0;
 SELECT has_table_privilege('walsizer_reporter', 'walsizer.decision_counts', 'SELECT')
            AS reporter_may;
+SET ROLE walsizer_reporter;
+SELECT count(*) AS actions_the_reporter_still_reads, bool_and(ever_taken = (total > 0)) AS new_column
+  FROM walsizer.decision_counts;
+SELECT count(*) AS through_its_view FROM public.dba_counts_1_5;
+RESET ROLE;
 
 DROP VIEW public.dba_status, public.dba_decisions, public.dba_decision_counts,
     public.dba_recommend, public.dba_counts_1_5;
