@@ -576,7 +576,16 @@ main(int argc, char **argv)
 			servers[i].lost = true;
 	}
 	if (reachable == 0)
+	{
+		/* a fleet's rows, and a JSON document, say why each was not measured */
+		if (count > 1 || o.json)
+		{
+			for (int i = 0; i < count; i++)
+				finish_server(&o, &servers[i], count > 1);
+			report(&o, servers, count);
+		}
 		return EXIT_NO_SERVER;
+	}
 
 	if (o.record_path)
 	{

@@ -183,6 +183,15 @@ unlike($fleet->[1]{error}, qr/\n/, 'in one line');
 ok(!defined $fleet->[1]{$_}, "its $_ is null, not 0")
   for qw(seconds recommended_mb max_wal_size_mb action major);
 
+# every server down: exit status 2, and still a row for each saying why
+($rc, $out, $err) = run_advisor('--duration=2s', '--sample-interval=250ms', '--json',
+	'--server=' . conninfo($down), '--server=' . conninfo($down) . ' application_name=second');
+is($rc, 2, 'a fleet with every server down: exit status 2');
+my $all_down = eval { decode_json($out)->{servers} } // [];
+is(scalar @$all_down, 2, 'a fleet with every server down: still a JSON row per server') or diag($out);
+like($all_down->[0]{error} // '', qr/connection to server .* failed/,
+	'a fleet with every server down: each row says why');
+
 ($rc, $out, $err) = run_advisor('--duration=2s', '--sample-interval=250ms',
 	"--servers-file=$fleet_file");
 is($rc, 3, 'a fleet with one server down, as text: exit status 3');
