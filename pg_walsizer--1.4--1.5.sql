@@ -176,7 +176,8 @@ GRANT EXECUTE ON FUNCTION walsizer.read_recommendation() TO pg_monitor;
 
 -- The last change of max_wal_size pg_walsizer made (the DBA's own, the
 -- 'adopt' rows, are not its changes): when, from what to what, and why.
--- No row until it has changed anything.
+-- No row until it has changed anything.  The actions are those
+-- walsizer_changes_size() names (src/common/policy.c).
 CREATE VIEW walsizer.last_change AS
   SELECT d.at, now() - d.at AS ago, d.action, d.old_mb, d.new_mb,
          d.confirmed, d.reason, d.role

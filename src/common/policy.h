@@ -215,6 +215,11 @@ extern uint64_t walsizer_trigger_bytes(int64_t max_wal_size_mb,
 									   double completion_target);
 extern int64_t walsizer_needed_mb(double bytes_per_s,
 								  const WalsizerSettings *settings);
+/*
+ * The actions that change max_wal_size (grow, capped, shrink, protect);
+ * the view walsizer.last_change (pg_walsizer--1.4--1.5.sql) lists the
+ * same ones.
+ */
 extern bool walsizer_changes_size(WalsizerAction action);
 extern int64_t walsizer_disk_cap_mb(int64_t held_mb, int64_t measured_mb,
 									int64_t segment_bytes);

@@ -60,6 +60,7 @@
  */
 #include "state_format.h"
 #include "reason_text.h"
+#include "size_units.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -84,8 +85,6 @@
 typedef char state_action_kinds_match_WalsizerAction
 			[WALSIZER_ACTION_LAST == STATE_ACTION_KINDS ? 1 : -1];
 
-/* Largest size a record may carry: max_wal_size's own limit, in MB. */
-#define SIZE_LIMIT_MB ((int64_t) 2147483647)
 
 /*
  * PostgreSQL's TimestampTz range, in microseconds since 2000-01-01: from

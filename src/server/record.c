@@ -88,11 +88,9 @@ walsizer_record_failing(bool failing)
 	bool		changed = false;
 
 	LWLockAcquire(walsizer_shared->lock, LW_EXCLUSIVE);
+	/* the first failure is saved with the error decision it records */
 	if (failing && walsizer_shared->persistent.failing_since == 0)
-	{
 		walsizer_shared->persistent.failing_since = GetCurrentTimestamp();
-		changed = true;
-	}
 	else if (!failing && walsizer_shared->persistent.failing_since != 0)
 	{
 		walsizer_shared->persistent.failing_since = 0;
