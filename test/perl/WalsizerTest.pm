@@ -259,7 +259,7 @@ sub state_file_header
 sub start_pgbench
 {
 	my ($node, @args) = @_;
-	my $run = { out => '', err => '' };
+	my $run = { out => '', err => '', started => time() };
 	$run->{handle} = IPC::Run::start(
 		[ 'pgbench', '-n', @args, '-h', $node->host, '-p', $node->port,
 		  'postgres' ],
@@ -370,16 +370,21 @@ sub stop_pgbench
 # Asserts that a fixed-rate load, once ended, ran at its rate: the mean of
 # its progress lines at least 0.9 of it (pgbench catches up on a schedule
 # it fell behind, so a short stall costs nothing; a machine too slow for
-# the rate fails here, not in a comparison of sizes).  Returns the mean.
+# the rate fails here, not in a comparison of sizes).  With $until (a
+# time() the caller noted), only the progress lines up to it count: the
+# part of the load a comparison was made on, not what ran after it.
+# Returns the mean.
 sub fixed_rate_held
 {
-	my ($run, $rate, $what) = @_;
+	my ($run, $rate, $what, $until) = @_;
+	my $last_s = defined $until ? $until - $run->{started} : undef;
 	my @tps;
 	my $max_lag = 0;
-	while ($run->{err} =~ /^progress: [\d.]+ s, ([\d.]+) tps.*?lag ([\d.]+) ms/mg)
+	while ($run->{err} =~ /^progress: ([\d.]+) s, ([\d.]+) tps.*?lag ([\d.]+) ms/mg)
 	{
-		push @tps, $1;
-		$max_lag = $2 if $2 > $max_lag;
+		last if defined $last_s && $1 > $last_s;
+		push @tps, $2;
+		$max_lag = $3 if $3 > $max_lag;
 	}
 	my $mean = 0;
 	$mean += $_ / @tps for @tps;
