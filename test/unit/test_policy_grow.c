@@ -616,8 +616,17 @@ a_growth_for_a_short_window_at_most_doubles(void)
 	CHECK_CMP(d.needed_mb, >, 14000);
 	CHECK_EQ(d.new_mb, 2 * 1024);
 
-	/* a horizon covering a checkpoint_timeout at that rate: all of it */
+	/* the window's rate above the horizon's (a whole one, at 2 MB/s) */
 	m.peak_covers_cycle = true;
+	m.peak_rate = 2 * (double) MB;
+	state = fresh_state();
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_CMP(d.needed_mb, >, 14000);
+	CHECK_EQ(d.new_mb, 2 * 1024);
+
+	/* a horizon covering a checkpoint_timeout at that rate: all of it */
+	m.peak_rate = 20 * (double) MB;
 	m.window_s = 300;
 	m.wal_bytes = 6000 * MB;
 	state = fresh_state();
