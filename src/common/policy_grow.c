@@ -176,7 +176,7 @@ short_evidence_limit_mb(const DecideContext *c, int64_t seen_mb)
  * the load keeps it up, the next imminent checkpoint grows again.
  */
 static int64_t
-imminent_target_mb(const DecideContext *c)
+imminent_target_mb(const DecideContext *c, bool *limited)
 {
 	const WalsizerMeasurements *m = c->m;
 	double		since_redo = (double) m->wal_since_redo_bytes;
@@ -194,12 +194,17 @@ imminent_target_mb(const DecideContext *c)
 									   (room > rest ? room : rest));
 	limit = short_evidence_limit_mb(c, policy_size_holding_bytes(c, since_redo +
 																  ahead));
-	if (target > limit)
+	*limited = target > limit;
+	if (*limited)
 		target = limit;
 	if (m->timed_cycle_peak_bytes > 0)
 	{
+		/* whole cycles size it: no limit to speak of */
 		if (target < c->needed_mb)
+		{
 			target = c->needed_mb;
+			*limited = false;
+		}
 	}
 	else if (target < c->current_mb + c->current_mb / IMMINENT_MIN_GROWTH_DIVISOR)
 		target = c->current_mb + c->current_mb / IMMINENT_MIN_GROWTH_DIVISOR;
@@ -227,16 +232,23 @@ grow_choose_target(const DecideContext *c, GrowPlan *g)
 		target = c->needed_mb;
 		if (!c->need_from_whole_cycles &&
 			target > short_evidence_limit_mb(c, 0))
+		{
 			target = short_evidence_limit_mb(c, 0);
+			g->limited = true;
+		}
 		if (target < c->current_mb + c->seg_mb)
 			target = c->current_mb + c->seg_mb;
 	}
 	if (g->imminent)
 	{
-		int64_t		imminent = imminent_target_mb(c);
+		bool		limited = false;
+		int64_t		imminent = imminent_target_mb(c, &limited);
 
 		if (imminent > target)
+		{
 			target = imminent;
+			g->limited = limited;
+		}
 	}
 	target = policy_round_up_to_segment(target, c->seg_mb);
 	if (target < c->floor_mb)
@@ -362,12 +374,21 @@ grow_to_target(DecideContext *c, const GrowPlan *g)
 	if (g->replayed_wal)
 		policy_set_reason(c->d, "%s, which needs %lld MB",
 						  g->evidence, (long long) g->target_mb);
+	else if (g->reactive && g->limited)
+		policy_set_reason(c->d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB, but less than a checkpoint_timeout of WAL justifies only twice the size: %lld MB",
+						  g->evidence,
+						  (long long) policy_mb_for_reason(c->sizing_rate *
+														   timeout_s),
+						  (long long) c->needed_mb, (long long) g->target_mb);
 	else if (g->reactive)
 		policy_set_reason(c->d, "%s; %lld MB of WAL per checkpoint_timeout needs %lld MB",
 						  g->evidence,
 						  (long long) policy_mb_for_reason(c->sizing_rate *
 														   timeout_s),
 						  (long long) g->target_mb);
+	else if (g->limited)
+		policy_set_reason(c->d, "%s; room for it needs %lld MB (a few seconds of WAL justify no more than that or twice the size)",
+						  g->evidence, (long long) g->target_mb);
 	else
 		policy_set_reason(c->d, "%s; room for it and the rest of the cycle needs %lld MB",
 						  g->evidence, (long long) g->target_mb);

@@ -75,6 +75,8 @@ typedef struct GrowPlan
 								 * it replays, whose reason reads
 								 * differently (policy_standby.c) */
 	int64_t		target_mb;		/* whole segments, >= floor, maybe > cap */
+	bool		limited;		/* target_mb is what a few seconds of WAL
+								 * justify, less than the load asks for */
 	char		evidence[WALSIZER_REASON_LEN];	/* how a reason starts */
 } GrowPlan;
 

@@ -556,6 +556,7 @@ an_imminent_growth_goes_no_further_than_its_seconds_justify(void)
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
 	CHECK_EQ(d.new_mb, 2 * 1024);
+	CHECK_STR_CONTAINS(d.reason, "room for it needs 2048 MB (a few seconds of WAL justify no more than that or twice the size)");
 
 	/* whole timed cycles that need more size without the limit */
 	m.timed_cycle_peak_bytes = 2000 * MB;
@@ -564,6 +565,7 @@ an_imminent_growth_goes_no_further_than_its_seconds_justify(void)
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
 	CHECK_EQ(d.new_mb, d.needed_mb);
 	CHECK_CMP(d.new_mb, >, 4 * 1024);
+	CHECK_STR_CONTAINS(d.reason, "room for it and the rest of the cycle needs");
 }
 
 /*
@@ -615,6 +617,7 @@ a_growth_for_a_short_window_at_most_doubles(void)
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
 	CHECK_CMP(d.needed_mb, >, 14000);
 	CHECK_EQ(d.new_mb, 2 * 1024);
+	CHECK_STR_CONTAINS(d.reason, "but less than a checkpoint_timeout of WAL justifies only twice the size: 2048 MB");
 
 	/* the window's rate above the horizon's (a whole one, at 2 MB/s) */
 	m.peak_covers_cycle = true;
