@@ -95,7 +95,7 @@ storage_volume_up() {
     TMPDIR=$dir nbdkit -f -U "$sock" \
         --filter=rate --filter=delay --filter=cow \
         file file="$image" \
-        rate="$STORAGE_RATE" delay-write="$STORAGE_WRITE_DELAY" delay-read="$STORAGE_READ_DELAY" \
+        rate="$STORAGE_RATE" rate-file="$dir/$name.rate" delay-write="$STORAGE_WRITE_DELAY" delay-read="$STORAGE_READ_DELAY" \
         >"$dir/$name.nbdkit.log" 2>&1 &
     echo $! >"$dir/$name.nbdkit.pid"
     local i
@@ -110,6 +110,19 @@ storage_volume_up() {
     echo "$loop" >"$dir/$name.loop"
     mount -o noatime "$loop" "$mnt"
     echo "$mnt" >"$dir/$name.mnt"
+}
+
+# storage_unthrottle: lifts both volumes' bandwidth cap (the delay stays),
+# so that what the kernel still has to write when a run's volumes are
+# unmounted, thrown away anyway, takes seconds rather than minutes
+storage_unthrottle() {
+    local name
+    for name in data wal; do
+        [[ -e $STORAGE_DIR/$name.sock ]] || continue
+        echo 100G >"$STORAGE_DIR/$name.rate.new"
+        mv -f "$STORAGE_DIR/$name.rate.new" "$STORAGE_DIR/$name.rate"
+    done
+    sleep 1.5
 }
 
 # storage_volume_down NAME: the reverse; never fails, safe to repeat
@@ -134,7 +147,7 @@ storage_volume_down() {
             kill -9 "$pid" 2>/dev/null || true
         fi
     done
-    rm -f "$dir/$name".*.pid "$dir/$name.sock"
+    rm -f "$dir/$name".*.pid "$dir/$name.sock" "$dir/$name.rate"
 }
 
 # storage_down: both volumes, whatever state they are in
