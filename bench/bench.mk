@@ -2,7 +2,9 @@
 #
 #   make bench         every scenario, BENCH_REPEAT times (3), steady OLTP
 #                      at two load levels for BENCH_SECONDS (100) each;
-#                      about 70 minutes on 2 cores;
+#                      about 70 minutes on 2 cores, plus about 22 for the
+#                      throttled-storage scenario (root, /dev/fuse, loop
+#                      devices; skipped by name without them);
 #                      report, plots and raw data in bench/results/
 #   make bench-smoke   every scenario for a few seconds, once, into
 #                      bench/out/smoke; fails unless each left the expected

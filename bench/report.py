@@ -773,6 +773,8 @@ def storage_section(out, runs):
             ("WAL MB", lambda rs: cell([r["wal_mb"] for r in rs])),
             ("FPI", lambda rs: cell([r["fpi"] for r in rs])),
             ("max_wal_size MB final", lambda rs: cell([r["final_mb"] for r in rs])),
+            ("load avg start, end", lambda rs: "; ".join(
+                f"{r['meta'].get('loadavg_start', '?')}, {r['meta'].get('loadavg_end', '?')}" for r in rs)),
         ]
         lines += ["| configuration | " + " | ".join(c[0] for c in columns) + " |",
                   "|---" * (len(columns) + 1) + "|"]

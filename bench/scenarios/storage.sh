@@ -80,12 +80,15 @@ meta database_size_mb "$(sql_value "SELECT pg_database_size('storage') / 1048576
 meta sampling_rate "$sampling"
 meta clients "$clients"
 meta scale "$(as_pg psql -X -q -At -h "$BENCH_WORK" -p "$port" -d storage -c 'SELECT count(*) FROM pgbench_branches')"
+# the machine is shared: how busy it was, beside the run's own figures
+meta loadavg_start "$(cut -d' ' -f1 /proc/loadavg)"
 rm -f "$BENCH_WORK"/txlog.*
 pgbench_run pgbench -c "$clients" -j 2 -T "$seconds" -l --sampling-rate="$sampling" \
     --log-prefix="$BENCH_WORK/txlog" storage
 # pgbench_run starts its clock just before pgbench; the log's epoch times
 # go onto the run's clock in report.py (meta run_t0)
 meta run_t0 "$run_t0"
+meta loadavg_end "$(cut -d' ' -f1 /proc/loadavg)"
 cat "$BENCH_WORK"/txlog.* | gzip -9 >"$outdir/txlog.gz"
 rm -f "$BENCH_WORK"/txlog.*
 run_end
