@@ -101,12 +101,13 @@ STORAGE_META_KEYS = ["clients", "scale", "sampling_rate", "run_t0", "pgbench_tps
                      "storage_data_dd_direct_8k", "storage_wal_dd_direct_8k",
                      "database_size_mb", "shared_buffers", "wal_bytes_stat"]
 STORAGE_RUN_KEYS = ["tps_median_1s", "worst10_tps", "worst10_over_median", "lat_p50_ms",
-                    "lat_p99_ms", "first_forced_s", "tps_before", "tps_after"]
+                    "lat_p99_ms", "first_forced_s", "tps_before", "tps_after", "tps_rest"]
 # the window of the worst-throughput figure, seconds
 WORST_WINDOW_S = 10
-# the per-second TPS before the first forced checkpoint leaves out the
-# first seconds (connections, a cold start after the run's CHECKPOINT)
-BEFORE_SKIP_S = 5
+# the seconds either side of the first forced checkpoint whose per-second
+# TPS are compared: the drop at that moment, not the first minute's
+# full-page images after the run's own CHECKPOINT
+SPLIT_WINDOW_S = 30
 # the runs.csv columns of the need, which --check requires
 NEED_KEYS = ["cycle_mb", "need_mb", "final_over_need"]
 WORK_SCENARIOS = {"bulk", "updates"}
@@ -310,18 +311,19 @@ def storage_figures(run, rundir, meta, progress, forced):
     run["lat_p99_ms"] = percentile(lats, 0.99)
     run["first_forced_s"] = min(forced) if forced else None
     run["clients"] = meta.get("clients")
-    run["tps_before"] = run["tps_after"] = None
+    run["tps_before"] = run["tps_after"] = run["tps_rest"] = None
 
 
 def split_tps(run, at):
-    """median per-second TPS before and after second `at`"""
+    """median per-second TPS over the SPLIT_WINDOW_S seconds before second
+    `at`, over those after it, and over the rest of the run after it"""
     if at is None:
-        return None, None
+        return None, None, None
     tps = [(num(p["t"]), num(p["tps"])) for p in run["progress"] if num(p["tps"]) is not None]
-    before = [v for t, v in tps if BEFORE_SKIP_S <= t <= at]
-    after = [v for t, v in tps if t > at + 1]
-    return (statistics.median(before) if before else None,
-            statistics.median(after) if after else None)
+    before = [v for t, v in tps if at - SPLIT_WINDOW_S < t <= at]
+    after = [v for t, v in tps if at + 1 < t <= at + 1 + SPLIT_WINDOW_S]
+    rest = [v for t, v in tps if t > at + 1]
+    return tuple(statistics.median(x) if x else None for x in (before, after, rest))
 
 
 def load_all(out):
@@ -627,7 +629,7 @@ def storage_split(level_runs):
     for r in level_runs:
         at = r["first_forced_s"] if r["first_forced_s"] is not None else stock_first
         r["split_at_s"] = at
-        r["tps_before"], r["tps_after"] = split_tps(r, at)
+        r["tps_before"], r["tps_after"], r["tps_rest"] = split_tps(r, at)
         r["tps_after_over_before"] = (r["tps_after"] / r["tps_before"]
                                       if r["tps_before"] and r["tps_after"] is not None else None)
     return stock_first
@@ -738,8 +740,9 @@ def storage_section(out, runs):
               "*p50, p99* = latency percentiles of the transactions in pgbench's per-transaction log "
               f"(`-l --sampling-rate={m.get('sampling_rate')}`: a random sample); *forced* = "
               "`checkpoint starting: wal` lines of the server log, *first at* the second of the first; "
-              "*TPS after / before* = median per-second TPS after the first forced checkpoint over the "
-              f"median from second {BEFORE_SKIP_S} to it (for a run that has none, split at the level's "
+              f"*TPS after / before* = median per-second TPS over the {SPLIT_WINDOW_S} s after the first "
+              f"forced checkpoint over that of the {SPLIT_WINDOW_S} s before it, the drop at that moment "
+              "(for a run that has none, split at the level's "
               "stock run's first forced checkpoint, the same seconds of the same load); WAL = "
               "difference of `pg_current_wal_lsn()`; FPI = `pg_stat_wal.wal_fpi`.  Cells: median "
               "(min–max) over the repeats."
@@ -766,6 +769,9 @@ def storage_section(out, runs):
             (f"worst {WORST_WINDOW_S} s TPS", lambda rs: cell([r["worst10_tps"] for r in rs])),
             ("worst / median", lambda rs: cell([r["worst10_over_median"] for r in rs], 2)),
             ("TPS after / before first forced", lambda rs: cell([r["tps_after_over_before"] for r in rs], 2)),
+            ("TPS rest of run / before", lambda rs: cell([r["tps_rest"] / r["tps_before"]
+                                                        if r["tps_rest"] is not None and r["tps_before"]
+                                                        else None for r in rs], 2)),
             ("p50 ms", lambda rs: cell([r["lat_p50_ms"] for r in rs], 2)),
             ("p99 ms", lambda rs: cell([r["lat_p99_ms"] for r in rs], 1)),
             ("forced ckpts", lambda rs: cell([r["wal_forced"] for r in rs])),
@@ -786,8 +792,10 @@ def storage_section(out, runs):
         if stock_first is not None:
             stock = [r for r in level_runs if r["config"] == "stock"]
             lines.append(f"- stock's first checkpoint forced by WAL at second {fmt(stock_first, 1)} "
-                         f"(median); its per-second TPS {cell([r['tps_before'] for r in stock])} before, "
-                         f"{cell([r['tps_after'] for r in stock])} after (median per-second TPS; "
+                         f"(median); its per-second TPS {cell([r['tps_before'] for r in stock])} over the "
+                         f"{SPLIT_WINDOW_S} s before, {cell([r['tps_after'] for r in stock])} over the "
+                         f"{SPLIT_WINDOW_S} s after, {cell([r['tps_rest'] for r in stock])} over the rest of "
+                         "the run (medians of per-second TPS; "
                          "the columns' *after / before* is their ratio)")
         else:
             lines.append("- stock had no checkpoint forced by WAL at this level: no drop to compare")
@@ -808,6 +816,7 @@ def storage_section(out, runs):
         if png:
             lines += ["", f"![{os.path.basename(png)}]({os.path.basename(png)})"]
         lines.append("")
+    lines += storage_variants(out, runs)
     lines += ["What differs from the article: its machine had 4 GB of memory for 12 GB of data, so most "
               "reads went to the data volume; this one has far more memory than data, so the page cache "
               "serves the reads and the throttled volumes see mostly writes (WAL flushes at each commit, "
@@ -817,6 +826,74 @@ def storage_section(out, runs):
               "per-transaction log); per-second latency percentiles of the plots: "
               "`storage-c<clients>-latency.dat`.", ""]
     return lines
+
+
+# exploratory runs of the storage scenario at other throttle settings, one
+# BENCH_OUT directory each (bench/experiments/storage-throttle/README.md)
+STORAGE_VARIANTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "experiments", "storage-throttle")
+
+
+def kernel_writeback(machine_text):
+    for line in machine_text.splitlines():
+        if line.startswith("kernel writeback: "):
+            return line.split(": ", 1)[1].strip()
+    return "?"
+
+
+def storage_variant_rows(label, out_dir, runs):
+    """one table row per (throttle, clients) of the stock runs under out_dir"""
+    rows = []
+    machine = read_text(os.path.join(out_dir, "raw", STORAGE, "machine.txt"))
+    for clients, level_runs in storage_levels(runs).items():
+        storage_split(level_runs)
+        for r in sorted(level_runs, key=lambda r: (r["config"] != "stock", r["config"], r["repeat"])):
+            if r["config"] != "stock":
+                continue
+            m = r["meta"]
+            rows.append("| " + " | ".join([
+                label, m.get("storage_rate_bits", "?"), m.get("storage_write_delay", "?"),
+                m.get("storage_read_delay", "?"),
+                f"{m.get('storage_data_direct_8k_iops', '?')} / {m.get('storage_wal_direct_8k_iops', '?')}",
+                f"{m.get('storage_data_dsync_8k_ms', '?')} / {m.get('storage_wal_dsync_8k_ms', '?')}",
+                f"{m.get('scale', '?')} ({m.get('database_size_mb', '?')} MB)",
+                str(clients), fmt(r["seconds"]), fmt(r["tps_median_1s"]),
+                fmt(r["first_forced_s"], 1), fmt(r["tps_before"]), fmt(r["tps_after"]), fmt(r["tps_rest"]),
+                fmt(r["tps_after_over_before"], 2) if r["tps_after_over_before"] is not None else "–",
+                fmt(r["worst10_over_median"], 2) if r["worst10_over_median"] is not None else "–",
+                f"{m.get('loadavg_start', '?')}, {m.get('loadavg_end', '?')}",
+                kernel_writeback(machine)]) + " |")
+    return rows
+
+
+def storage_variants(out, runs):
+    """the throttle settings tried, from the raw data: the experiments'
+    and this report's own stock runs"""
+    rows = []
+    if os.path.isdir(STORAGE_VARIANTS_DIR) and \
+            os.path.realpath(out) != os.path.realpath(STORAGE_VARIANTS_DIR):
+        for name in sorted(os.listdir(STORAGE_VARIANTS_DIR)):
+            vdir = os.path.join(STORAGE_VARIANTS_DIR, name)
+            sdir = os.path.join(vdir, "raw", STORAGE)
+            if os.path.realpath(vdir) == os.path.realpath(out) or not os.path.isdir(sdir):
+                continue
+            vruns = [load_run(os.path.join(sdir, d)) for d in sorted(os.listdir(sdir))
+                     if os.path.exists(os.path.join(sdir, d, "checkpoints.csv"))]
+            rows += storage_variant_rows(f"experiment `{name}`", vdir, vruns)
+    rows += storage_variant_rows("this report", out, [r for r in runs if r["scenario"] == STORAGE])
+    if not rows:
+        return []
+    return ["### Throttle settings tried", "",
+            "Every throttle setting the scenario ran with, stock (1GB) runs only, from the raw data of "
+            "this report and of `bench/experiments/storage-throttle/` (one directory per setting, with "
+            "its own report).  dd: one writer, 8 kB O_DIRECT writes (IOPS) and O_DSYNC writes (ms "
+            "each), data / WAL volume.  *TPS before, after*: median per-second TPS from second "
+            f"over the {SPLIT_WINDOW_S} s before the first checkpoint forced by WAL, the {SPLIT_WINDOW_S} s "
+            "after it, and the rest of the run after it.", "",
+            "| run | rate (bits/s each way) | write delay | read delay | dd IOPS data / WAL | dd O_DSYNC ms "
+            "data / WAL | scale (database) | clients | s | median TPS | first forced at s | TPS before | "
+            "TPS after | TPS rest | after / before | worst 10 s / median | load avg start, end | kernel writeback |",
+            "|---" * 18 + "|"] + rows + [""]
 
 
 def check_storage(out, runs):

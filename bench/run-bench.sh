@@ -52,8 +52,10 @@
 #   BENCH_STORAGE_SAMPLING  share of transactions in its per-transaction log
 #                           (0.1)
 #   STORAGE_RATE, STORAGE_WRITE_DELAY, STORAGE_READ_DELAY
-#                           the volumes' throttle (128M bits/s each way, 1ms,
+#                           the volumes' throttle (64M bits/s each way, 1ms,
 #                           0ms; see bench/throttled_storage.sh)
+#   BENCH_STORAGE_CONFIGS   its configurations ("stock tuned walsizer"), for
+#                           experiments
 #   BENCH_SCENARIOS         which scenarios ("steady steady100 bulk updates
 #                           quiet overhead storage");
 #                           a subset replaces only those scenarios' raw data
@@ -241,7 +243,7 @@ if [[ " $scenarios " == *" storage "* && -z $storage_skip ]]; then
     # room for the run's growth; the WAL volume for 4 GB of WAL and more:
     # pg_walsizer caps max_wal_size at walsizer.disk_fraction (0.5) of it
     storage_image "$stage/data" "$BENCH_WORK/storage/golden-data.img" "$((data_mb + 4096))M"
-    storage_image "$stage/wal" "$BENCH_WORK/storage/golden-wal.img" 16G
+    storage_image "$stage/wal" "$BENCH_WORK/storage/golden-wal.img" 16G 1048576
     rm -rf "$stage"
 fi
 
@@ -331,7 +333,7 @@ for v in BENCH_REPEAT BENCH_SECONDS BENCH_STEADY100_SCALE BENCH_BULK_SECONDS BEN
     command+=" $v=${!v}"
 done
 command+=" BENCH_STORAGE_CLIENTS='$BENCH_STORAGE_CLIENTS'"
-for v in STORAGE_RATE STORAGE_WRITE_DELAY STORAGE_READ_DELAY; do
+for v in STORAGE_RATE STORAGE_WRITE_DELAY STORAGE_READ_DELAY BENCH_STORAGE_CONFIGS BENCH_BUILD; do
     [[ -z ${!v:-} ]] || command+=" $v=${!v}"
 done
 [[ -z ${BENCH_SCENARIOS:-} ]] || command+=" BENCH_SCENARIOS='$scenarios'"
