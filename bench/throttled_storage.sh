@@ -26,8 +26,8 @@
 # With these a single writer of 8 kB O_DIRECT writes gets about 600 IOPS
 # (1 ms of delay plus the FUSE and NBD round trips), several writers up to
 # the rate cap.  The article the scenario reproduces had 2000 IOPS for data
-# and 2000 for WAL, on separate volumes; at 128M (2000 × 8 kB a second,
-# four writers measured about 2000 IOPS) stock's forced checkpoint made no
+# and 2000 for WAL, on separate volumes; at 128M (2000 × 8 kB a second)
+# stock's forced checkpoint made no
 # lasting drop here (bench/experiments/storage-throttle), where this
 # machine's page cache serves every read the article's sent to disk, so
 # the default is half that bandwidth: a 1000-IOPS-class volume for 8 kB
