@@ -8,7 +8,8 @@
 #                      report, plots and raw data in bench/results/
 #   make bench-smoke   every scenario for a few seconds, once, into
 #                      bench/out/smoke; fails unless each left the expected
-#                      files and columns (for CI, about 2 minutes)
+#                      files and columns, or the storage scenario skipped
+#                      by name (for CI, about 3 minutes)
 #
 # Included by the top-level Makefile, or on its own:
 # make -f bench/bench.mk bench-smoke.  Both need root (packages, and the
