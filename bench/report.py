@@ -682,10 +682,16 @@ def storage_timeline(out, clients, level_runs, colors):
         for i, c in enumerate(shown))
     first = next(iter(shown.values()))
     xmax = max(r["seconds"] or 0 for r in shown.values())
-    gnuplot("set terminal pngcairo size 1100,800 font 'DejaVu Sans,11'\n" + f"""
+    wal_plot = ", ".join(
+        f"'{r['dir']}/samples.csv' every ::1 using 1:(walrate($1, $3)) with lines lw 1.2 "
+        f"lc rgb '{colors[c]}' title '{c}'"
+        for c, r in shown.items())
+    cap = rate_mib(first["meta"].get("storage_rate_bits"))
+    cap_line = f"set arrow from 0,{cap:.2f} to {xmax:.0f},{cap:.2f} nohead dt 3 lc rgb 'black'\n" if cap else ""
+    gnuplot("set terminal pngcairo size 1100,1100 font 'DejaVu Sans,11'\n" + f"""
 set output '{png}'
 set datafile separator ','
-set multiplot layout 2,1 title "Throttled storage: pgbench scale {first['scale']}, {clients} clients, checkpoint\\\\_timeout 5min, repeat 1\\nvertical lines: checkpoint starts (solid: forced by WAL; {forced_text})"
+set multiplot layout 3,1 title "Throttled storage: pgbench scale {first['scale']}, {clients} clients, checkpoint\\\\_timeout 5min, repeat 1\\nvertical lines: checkpoint starts (solid: forced by WAL; {forced_text})"
 set grid
 set key outside right
 set lmargin at screen 0.08
@@ -701,9 +707,26 @@ set ylabel 'latency p99 (ms, per second)'
 set logscale y
 set yrange [*:*]
 plot {lat_plot}
+unset logscale y
+set datafile separator ','
+set ylabel 'WAL written (MiB/s, per sample)'
+set yrange [0:*]
+{cap_line}prev_t = NaN; prev_l = NaN
+walrate(t, l) = (r = (prev_t == prev_t && t > prev_t) ? (l - prev_l) / (t - prev_t) / 1048576 : NaN, prev_t = t, prev_l = l, r)
+plot {wal_plot}
 unset multiplot
 """)
     return png
+
+
+def rate_mib(rate):
+    """nbdkit's rate (bits a second, K/M/G in powers of 1024) in MiB/s"""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        bits = float(rate[:-1]) * units[rate[-1].upper()] if rate[-1].upper() in units else float(rate)
+    except (ValueError, TypeError, IndexError):
+        return None
+    return bits / 8 / MB
 
 
 def rate_text(rate):
