@@ -150,7 +150,7 @@ storage_volume_down() {
         if [[ -e $dir/$name.$pid.pid ]]; then
             pid=$(cat "$dir/$name.$pid.pid")
             kill "$pid" 2>/dev/null || true
-            for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+            for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
             kill -9 "$pid" 2>/dev/null || true
         fi
     done
