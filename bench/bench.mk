@@ -2,11 +2,14 @@
 #
 #   make bench         every scenario, BENCH_REPEAT times (3), steady OLTP
 #                      at two load levels for BENCH_SECONDS (100) each;
-#                      about 70 minutes on 2 cores;
+#                      about 70 minutes on 2 cores, plus about 22 for the
+#                      throttled-storage scenario (root, /dev/fuse, loop
+#                      devices; skipped by name without them);
 #                      report, plots and raw data in bench/results/
 #   make bench-smoke   every scenario for a few seconds, once, into
 #                      bench/out/smoke; fails unless each left the expected
-#                      files and columns (for CI, about 2 minutes)
+#                      files and columns, or the storage scenario skipped
+#                      by name (for CI, about 3 minutes)
 #
 # Included by the top-level Makefile, or on its own:
 # make -f bench/bench.mk bench-smoke.  Both need root (packages, and the

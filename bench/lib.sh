@@ -124,6 +124,11 @@ bench_cleanup() {
         wait "$sampler_pid" 2>/dev/null || true
     fi
     cluster_stop
+    # what a scenario set up besides the cluster (the storage scenario's
+    # volumes), after the server that used it has stopped
+    if declare -F bench_cleanup_hook >/dev/null; then
+        bench_cleanup_hook || true
+    fi
     exit "$status"
 }
 trap bench_cleanup EXIT

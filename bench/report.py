@@ -15,6 +15,7 @@ load prove nothing about sizes.
 """
 
 import csv
+import gzip
 import math
 import os
 import statistics
@@ -84,6 +85,29 @@ CSV_HEADERS = {
 # the files each scenario writes besides meta.csv and the samples
 PGBENCH_SCENARIOS = {"steady", "steady100", "bulk", "quiet", "overhead"}
 STEADY_SCENARIOS = ["steady", "steady100"]
+# the throttled-storage scenario (bench/scenarios/storage.sh): its own
+# section, one table per load level (clients); its run directories are
+# <config>-c<clients>-r<repeat>
+STORAGE = "storage"
+STORAGE_CONFIGS = {
+    "stock": "max_wal_size 1GB (PostgreSQL's default), no pg_walsizer",
+    "tuned": "max_wal_size 4GB by hand, as in the article, no pg_walsizer",
+    "walsizer": "1GB to start, pg_walsizer preloaded with its defaults",
+}
+STORAGE_META_KEYS = ["clients", "scale", "sampling_rate", "run_t0", "pgbench_tps",
+                     "storage_rate_bits", "storage_write_delay", "storage_read_delay",
+                     "storage_data_direct_8k_iops", "storage_wal_direct_8k_iops",
+                     "storage_data_dsync_8k_ms", "storage_wal_dsync_8k_ms",
+                     "storage_data_dd_direct_8k", "storage_wal_dd_direct_8k",
+                     "database_size_mb", "shared_buffers", "wal_bytes_stat"]
+STORAGE_RUN_KEYS = ["tps_median_1s", "worst10_tps", "worst10_over_median", "lat_p50_ms",
+                    "lat_p99_ms", "first_forced_s", "tps_before", "tps_after", "tps_rest"]
+# the window of the worst-throughput figure, seconds
+WORST_WINDOW_S = 10
+# the seconds either side of the first forced checkpoint whose per-second
+# TPS are compared: the drop at that moment, not the first minute's
+# full-page images after the run's own CHECKPOINT
+SPLIT_WINDOW_S = 30
 # the runs.csv columns of the need, which --check requires
 NEED_KEYS = ["cycle_mb", "need_mb", "final_over_need"]
 WORK_SCENARIOS = {"bulk", "updates"}
@@ -233,7 +257,73 @@ def load_run(rundir):
                                   if run["first_change_s"] is not None else None)
     run["dir"] = rundir
     run["decisions"] = decisions
+    run["meta"] = meta
+    run["progress"] = progress
+    run["checkpoints"] = checkpoints
+    if run["scenario"] == STORAGE:
+        storage_figures(run, rundir, meta, progress, forced)
     return run
+
+
+def percentile(sorted_values, q):
+    """the q-quantile (0..1) of sorted values, nearest rank"""
+    if not sorted_values:
+        return None
+    k = max(0, min(len(sorted_values) - 1, math.ceil(q * len(sorted_values)) - 1))
+    return sorted_values[k]
+
+
+def read_txlog(path, t0):
+    """pgbench's per-transaction log (-l, PostgreSQL 15 format: client,
+    transaction, latency us, script, epoch s, us, ...) as (completion time
+    on the run's clock, latency ms) pairs"""
+    rows = []
+    if not os.path.exists(path):
+        return rows
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 6 or fields[2] in ("skipped", "failed"):
+                continue
+            rows.append((int(fields[4]) + int(fields[5]) / 1e6 - t0, int(fields[2]) / 1000.0))
+    return rows
+
+
+def storage_figures(run, rundir, meta, progress, forced):
+    """per-second TPS median, the worst WAL_WINDOW_S window, latency
+    percentiles from the sampled per-transaction log, TPS before and after
+    the first checkpoint forced by WAL"""
+    tps = [(num(p["t"]), num(p["tps"])) for p in progress if num(p["tps"]) is not None]
+    values = [v for _, v in tps]
+    run["tps_median_1s"] = statistics.median(values) if values else None
+    windows = [sum(values[i:i + WORST_WINDOW_S]) / WORST_WINDOW_S
+               for i in range(0, len(values) - WORST_WINDOW_S + 1)]
+    run["worst10_tps"] = min(windows) if windows else None
+    run["worst10_at_s"] = (tps[windows.index(min(windows))][0] - 1) if windows else None
+    run["worst10_over_median"] = (run["worst10_tps"] / run["tps_median_1s"]
+                                  if windows and run["tps_median_1s"] else None)
+    t0 = num(meta.get("run_t0"))
+    txlog = read_txlog(os.path.join(rundir, "txlog.gz"), t0) if t0 is not None else []
+    lats = sorted(lat for _, lat in txlog)
+    run["txlog"] = txlog
+    run["lat_samples"] = len(lats)
+    run["lat_p50_ms"] = percentile(lats, 0.50)
+    run["lat_p99_ms"] = percentile(lats, 0.99)
+    run["first_forced_s"] = min(forced) if forced else None
+    run["clients"] = meta.get("clients")
+    run["tps_before"] = run["tps_after"] = run["tps_rest"] = None
+
+
+def split_tps(run, at):
+    """median per-second TPS over the SPLIT_WINDOW_S seconds before second
+    `at`, over those after it, and over the rest of the run after it"""
+    if at is None:
+        return None, None, None
+    tps = [(num(p["t"]), num(p["tps"])) for p in run["progress"] if num(p["tps"]) is not None]
+    before = [v for t, v in tps if at - SPLIT_WINDOW_S < t <= at]
+    after = [v for t, v in tps if at + 1 < t <= at + 1 + SPLIT_WINDOW_S]
+    rest = [v for t, v in tps if t > at + 1]
+    return tuple(statistics.median(x) if x else None for x in (before, after, rest))
 
 
 def load_all(out):
@@ -522,18 +612,392 @@ plot '{q['dir']}/samples.csv' every ::1 using 1:2 with steps lw 2 lc rgb '#1f77b
     return made
 
 
+def storage_levels(runs):
+    """the storage runs by load level (clients), lowest first"""
+    levels = {}
+    for r in runs:
+        if r["scenario"] == STORAGE:
+            levels.setdefault(int(r["clients"] or 0), []).append(r)
+    return dict(sorted(levels.items()))
+
+
+def storage_split(level_runs):
+    """fill tps_before / tps_after: each run split at its own first forced
+    checkpoint; a run without one at the median first forced checkpoint of
+    the level's stock runs (the same seconds of the same load), if any"""
+    stock_first = median([r["first_forced_s"] for r in level_runs if r["config"] == "stock"])
+    for r in level_runs:
+        at = r["first_forced_s"] if r["first_forced_s"] is not None else stock_first
+        r["split_at_s"] = at
+        r["tps_before"], r["tps_after"], r["tps_rest"] = split_tps(r, at)
+        r["tps_after_over_before"] = (r["tps_after"] / r["tps_before"]
+                                      if r["tps_before"] and r["tps_after"] is not None else None)
+    return stock_first
+
+
+def storage_timeline(out, clients, level_runs, colors):
+    """storage-c<clients>-timeline.png: per-second TPS and p99 latency of
+    repeat 1 of each configuration, checkpoint starts marked"""
+    shown = {}
+    for c in STORAGE_CONFIGS:
+        rs = sorted((r for r in level_runs if r["config"] == c), key=lambda r: r["repeat"])
+        if rs:
+            shown[c] = rs[0]
+    if not shown:
+        return None
+    png = os.path.join(out, f"storage-c{clients}-timeline.png")
+    dat = os.path.join(out, f"storage-c{clients}-latency.dat")
+    # per-second p99 of the sampled per-transaction log, one block per
+    # configuration (gnuplot's index)
+    with open(dat, "w") as f:
+        f.write("# per configuration (blocks in the order " + " ".join(shown) + "): "
+                "second since the run began, p50 ms, p99 ms of the sampled transactions "
+                "completed in it\n")
+        for c, r in shown.items():
+            buckets = {}
+            for t, lat in r["txlog"]:
+                buckets.setdefault(int(math.floor(t)), []).append(lat)
+            f.write(f"# {c}\n")
+            for sec in sorted(buckets):
+                lats = sorted(buckets[sec])
+                f.write(f"{sec + 0.5} {percentile(lats, 0.5):.3f} {percentile(lats, 0.99):.3f}\n")
+            f.write("\n\n")
+    arrows = []
+    for i, (c, r) in enumerate(shown.items()):
+        for cp in r["checkpoints"]:
+            t = num(cp["t"])
+            if t is None:
+                continue
+            kind = cp["kind"].replace("+", " ")
+            dash = 1 if kind.split()[0] == "wal" else 2
+            arrows.append(f"set arrow from {t:.1f},graph 0 to {t:.1f},graph 1 nohead lw 2 dt {dash} "
+                          f"lc rgb '{colors[c]}'")
+    forced_text = ", ".join(f"{c}: {r['wal_forced']}" for c, r in shown.items())
+    tps_plot = ", ".join(
+        f"'{r['dir']}/progress.csv' using 1:2 with lines lw 1.5 lc rgb '{colors[c]}' "
+        f"title '{c} ({fmt(r['start_mb'])} MB)'"
+        for c, r in shown.items())
+    lat_plot = ", ".join(
+        f"'{dat}' index {i} using 1:3 with lines lw 1.2 lc rgb '{colors[c]}' title '{c} p99'"
+        for i, c in enumerate(shown))
+    first = next(iter(shown.values()))
+    xmax = max(r["seconds"] or 0 for r in shown.values())
+    wal_plot = ", ".join(
+        f"'{r['dir']}/samples.csv' every ::1 using 1:(walrate($1, $3)) with lines lw 1.2 "
+        f"lc rgb '{colors[c]}' title '{c}'"
+        for c, r in shown.items())
+    cap = rate_mib(first["meta"].get("storage_rate_bits"))
+    cap_line = f"set arrow from 0,{cap:.2f} to {xmax:.0f},{cap:.2f} nohead dt 3 lc rgb 'black'\n" if cap else ""
+    gnuplot("set terminal pngcairo size 1100,1100 font 'DejaVu Sans,11'\n" + f"""
+set output '{png}'
+set datafile separator ','
+set multiplot layout 3,1 title "Throttled storage: pgbench scale {first['scale']}, {clients} clients, checkpoint\\\\_timeout 5min, repeat 1\\nvertical lines: checkpoint starts (solid: forced by WAL; {forced_text})"
+set grid
+set key outside right
+set lmargin at screen 0.08
+set rmargin at screen 0.78
+set xrange [0:{xmax:.0f}]
+{chr(10).join(arrows)}
+set ylabel 'TPS (per second)'
+set yrange [0:*]
+plot {tps_plot}
+set datafile separator whitespace
+set xlabel 'seconds since the run began'
+set ylabel 'latency p99 (ms, per second)'
+set logscale y
+set yrange [*:*]
+plot {lat_plot}
+unset logscale y
+set datafile separator ','
+set ylabel 'WAL written (MiB/s, per sample)'
+set yrange [0:*]
+{cap_line}prev_t = NaN; prev_l = NaN
+walrate(t, l) = (r = (prev_t == prev_t && t > prev_t) ? (l - prev_l) / (t - prev_t) / 1048576 : NaN, prev_t = t, prev_l = l, r)
+plot {wal_plot}
+unset multiplot
+""")
+    return png
+
+
+def rate_mib(rate):
+    """nbdkit's rate (bits a second, K/M/G in powers of 1024) in MiB/s"""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        bits = float(rate[:-1]) * units[rate[-1].upper()] if rate[-1].upper() in units else float(rate)
+    except (ValueError, TypeError, IndexError):
+        return None
+    return bits / 8 / MB
+
+
+def rate_text(rate):
+    """nbdkit's rate (bits a second, K/M/G in powers of 1024) as MiB/s and
+    8 kB pages a second"""
+    if not rate:
+        return "?"
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    try:
+        bits = float(rate[:-1]) * units[rate[-1].upper()] if rate[-1].upper() in units else float(rate)
+    except ValueError:
+        return "?"
+    return f"{bits / 8 / MB:.0f} MiB/s, {bits / 8 / 8192:.0f} pages of 8 kB a second"
+
+
+def storage_section(out, runs):
+    """the report's section on throttled storage, or its skip"""
+    skipped = read_text(os.path.join(out, "raw", STORAGE, "SKIPPED"))
+    title = "## Throttled storage: the article's headline (`storage`)"
+    if skipped:
+        return [title, "", f"**SKIPPED**: {skipped}.  No run of this scenario was made.", ""]
+    levels = storage_levels(runs)
+    if not levels:
+        return []
+    first = next(iter(levels.values()))[0]
+    m = first["meta"]
+    repeats = len({r["repeat"] for rs in levels.values() for r in rs})
+    lines = [title, "",
+             "The drop the article reports (pgbench at 1000-1100 TPS until its WAL reached the default "
+             "`max_wal_size = 1GB` at second 42, then a checkpoint forced by WAL and about 620 TPS, -40 %, "
+             "to the end; 1200 TPS at 4 GB), rebuilt here: the data directory on one throttled volume and "
+             "pg_wal on another (`bench/throttled_storage.sh`: nbdkit's `file` plugin over an ext4 image "
+             "with its `cow`, `delay` and `rate` filters, served on a Unix socket, a file through "
+             "`nbdfuse`, a loop device with direct I/O, ext4).  Each write request waits "
+             f"{m.get('storage_write_delay')} (reads {m.get('storage_read_delay')}), and each volume "
+             f"carries at most {m.get('storage_rate_bits')} bits a second each way "
+             f"({rate_text(m.get('storage_rate_bits'))}; 2 s of burst), with the latency of a "
+             "networked disk for a single writer (the `dd` figures below).", "",
+             f"pgbench tpcb-like at full speed (no rate limit, like the article) on scale {first['scale']} "
+             f"({fmt(num(m.get('database_size_mb')))} MB, shared_buffers {m.get('shared_buffers')}), "
+             f"`checkpoint_timeout = 5min`, for {fmt(first['seconds'])} s after a `CHECKPOINT`, at "
+             + " and ".join(f"{c} clients" for c in levels) + ".  Configurations:", ""]
+    lines += [f"- **{c}**: {d}" for c, d in STORAGE_CONFIGS.items()]
+    lines += ["",
+              "Figures: *median TPS* = median of pgbench's per-second TPS (`--progress=1`); *worst "
+              f"{WORST_WINDOW_S} s* = the lowest mean TPS over any {WORST_WINDOW_S} consecutive seconds; "
+              "*p50, p99* = latency percentiles of the transactions in pgbench's per-transaction log "
+              f"(`-l --sampling-rate={m.get('sampling_rate')}`: a random sample); *forced* = "
+              "`checkpoint starting: wal` lines of the server log, *first at* the second of the first; "
+              f"*TPS after / before* = median per-second TPS over the {SPLIT_WINDOW_S} s after the first "
+              f"forced checkpoint over that of the {SPLIT_WINDOW_S} s before it, the drop at that moment "
+              "(for a run that has none, split at the level's "
+              "stock run's first forced checkpoint, the same seconds of the same load); WAL = "
+              "difference of `pg_current_wal_lsn()`; FPI = `pg_stat_wal.wal_fpi`.  Cells: median "
+              "(min–max) over the repeats."
+              + ("  **A single repeat**: each cell is one run." if repeats == 1 else ""), ""]
+    # the volumes' own figures, as measured before each run
+    lines += ["The volumes, measured by `dd` before every run (one writer, 8 kB blocks; median "
+              "(min–max) over the runs):", "",
+              "| volume | O_DIRECT 8 kB writes, IOPS | O_DSYNC 8 kB writes, ms each | one run's dd line (O_DIRECT) |",
+              "|---|---|---|---|"]
+    all_runs = [r for rs in levels.values() for r in rs]
+    for vol in ("data", "wal"):
+        lines.append(f"| {vol} | " +
+                     cell([num(r["meta"].get(f"storage_{vol}_direct_8k_iops")) for r in all_runs]) + " | " +
+                     cell([num(r["meta"].get(f"storage_{vol}_dsync_8k_ms")) for r in all_runs], 2) + " | " +
+                     f"{first['meta'].get(f'storage_{vol}_dd_direct_8k', '–')} |")
+    lines.append("")
+    colors = {"stock": "#d62728", "tuned": "#2ca02c", "walsizer": "#1f77b4"}
+    for clients, level_runs in levels.items():
+        stock_first = storage_split(level_runs)
+        lines += [f"### {clients} clients", ""]
+        columns = [
+            ("runs", lambda rs: str(len(rs))),
+            ("median TPS", lambda rs: cell([r["tps_median_1s"] for r in rs])),
+            (f"worst {WORST_WINDOW_S} s TPS", lambda rs: cell([r["worst10_tps"] for r in rs])),
+            ("worst / median", lambda rs: cell([r["worst10_over_median"] for r in rs], 2)),
+            ("TPS after / before first forced", lambda rs: cell([r["tps_after_over_before"] for r in rs], 2)),
+            ("TPS rest of run / before", lambda rs: cell([r["tps_rest"] / r["tps_before"]
+                                                        if r["tps_rest"] is not None and r["tps_before"]
+                                                        else None for r in rs], 2)),
+            ("p50 ms", lambda rs: cell([r["lat_p50_ms"] for r in rs], 2)),
+            ("p99 ms", lambda rs: cell([r["lat_p99_ms"] for r in rs], 1)),
+            ("forced ckpts", lambda rs: cell([r["wal_forced"] for r in rs])),
+            ("first forced at s", lambda rs: cell([r["first_forced_s"] for r in rs], 1)),
+            ("WAL MB", lambda rs: cell([r["wal_mb"] for r in rs])),
+            ("FPI", lambda rs: cell([r["fpi"] for r in rs])),
+            ("max_wal_size MB final", lambda rs: cell([r["final_mb"] for r in rs])),
+            ("load avg start, end", lambda rs: "; ".join(
+                f"{r['meta'].get('loadavg_start', '?')}, {r['meta'].get('loadavg_end', '?')}" for r in rs)),
+        ]
+        lines += ["| configuration | " + " | ".join(c[0] for c in columns) + " |",
+                  "|---" * (len(columns) + 1) + "|"]
+        for c in STORAGE_CONFIGS:
+            rs = [r for r in level_runs if r["config"] == c]
+            if rs:
+                lines.append(f"| {c} | " + " | ".join(f(rs) for _, f in columns) + " |")
+        lines.append("")
+        if stock_first is not None:
+            stock = [r for r in level_runs if r["config"] == "stock"]
+            lines.append(f"- stock's first checkpoint forced by WAL at second {fmt(stock_first, 1)} "
+                         f"(median); its per-second TPS {cell([r['tps_before'] for r in stock])} over the "
+                         f"{SPLIT_WINDOW_S} s before, {cell([r['tps_after'] for r in stock])} over the "
+                         f"{SPLIT_WINDOW_S} s after, {cell([r['tps_rest'] for r in stock])} over the rest of "
+                         "the run (medians of per-second TPS; "
+                         "the columns' *after / before* is their ratio)")
+            # the same seconds without a forced checkpoint: is the drop the
+            # checkpoint's, or the machine's and the volumes' at that time?
+            s_drop = median([r["tps_after_over_before"] for r in stock])
+            t_drop = median([r["tps_after_over_before"] for r in level_runs if r["config"] == "tuned"])
+            if s_drop is not None and t_drop is not None:
+                if s_drop >= 0.9:
+                    verdict = "stock shows no drop at its first forced checkpoint at this level"
+                elif t_drop <= s_drop + 0.15:
+                    verdict = ("tuned, with no checkpoint at all, drops as much over the same seconds: "
+                               "the drop is not the forced checkpoint's")
+                else:
+                    verdict = ("tuned, with no checkpoint, holds up better over the same seconds: "
+                               "the forced checkpoint accounts for the difference")
+                lines.append(f"- TPS after / before at stock's first forced checkpoint: stock ×{s_drop:.2f}, "
+                             f"tuned over the same seconds ×{t_drop:.2f}: {verdict}")
+        else:
+            lines.append("- stock had no checkpoint forced by WAL at this level: no drop to compare")
+        for c in ("tuned", "walsizer"):
+            a = median([r["tps_median_1s"] for r in level_runs if r["config"] == c])
+            b = median([r["tps_median_1s"] for r in level_runs if r["config"] == "stock"])
+            p = median([r["lat_p99_ms"] for r in level_runs if r["config"] == c])
+            q = median([r["lat_p99_ms"] for r in level_runs if r["config"] == "stock"])
+            if a is not None and b is not None:
+                lines.append(f"- {c} / stock (ratio of medians): median TPS ×{ratio(a, b)}, p99 ×{ratio(p, q)}")
+        for r in sorted((r for r in level_runs if r["config"] == "walsizer"), key=lambda r: r["repeat"]):
+            lines.append(f"- walsizer repeat {r['repeat']}: {decisions_summary(r)}")
+        for r in level_runs:
+            if os.path.exists(os.path.join(r["dir"], "server-problems.txt")):
+                lines.append(f"- server log of {r['config']} repeat {r['repeat']} has warnings or errors: "
+                             f"`{os.path.relpath(os.path.join(r['dir'], 'server-problems.txt'), out)}`")
+        png = storage_timeline(out, clients, level_runs, colors)
+        if png:
+            lines += ["", f"![{os.path.basename(png)}]({os.path.basename(png)})"]
+        lines.append("")
+    lines += storage_variants(out, runs)
+    lines += ["What differs from the article: its machine had 4 GB of memory for 12 GB of data, so most "
+              "reads went to the data volume; this one has far more memory than data, so the page cache "
+              "serves the reads and the throttled volumes see mostly writes (WAL flushes at each commit, "
+              "the kernel's writeback of checkpoints).  The kernel's writeback settings are in the "
+              "machine description above (`kernel writeback`).  Raw data: `raw/storage/<configuration>-"
+              "c<clients>-r<repeat>/` (as the other scenarios', plus `txlog.gz`, the sampled "
+              "per-transaction log); per-second latency percentiles of the plots: "
+              "`storage-c<clients>-latency.dat`.", ""]
+    return lines
+
+
+# exploratory runs of the storage scenario at other throttle settings, one
+# BENCH_OUT directory each (bench/experiments/storage-throttle/README.md)
+STORAGE_VARIANTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                    "experiments", "storage-throttle")
+
+
+def kernel_writeback(machine_text):
+    for line in machine_text.splitlines():
+        if line.startswith("kernel writeback: "):
+            return line.split(": ", 1)[1].strip()
+    return "?"
+
+
+def storage_variant_rows(label, out_dir, runs):
+    """one table row per (throttle, clients) of the stock runs under out_dir"""
+    rows = []
+    machine = read_text(os.path.join(out_dir, "raw", STORAGE, "machine.txt"))
+    for clients, level_runs in storage_levels(runs).items():
+        storage_split(level_runs)
+        for r in sorted(level_runs, key=lambda r: (r["config"] != "stock", r["config"], r["repeat"])):
+            if r["config"] != "stock":
+                continue
+            m = r["meta"]
+            rows.append("| " + " | ".join([
+                label, m.get("storage_rate_bits", "?"), m.get("storage_write_delay", "?"),
+                m.get("storage_read_delay", "?"),
+                f"{m.get('storage_data_direct_8k_iops', '?')} / {m.get('storage_wal_direct_8k_iops', '?')}",
+                f"{m.get('storage_data_dsync_8k_ms', '?')} / {m.get('storage_wal_dsync_8k_ms', '?')}",
+                f"{m.get('scale', '?')} ({m.get('database_size_mb', '?')} MB)",
+                str(clients), fmt(r["seconds"]), fmt(r["tps_median_1s"]),
+                fmt(r["first_forced_s"], 1), fmt(r["tps_before"]), fmt(r["tps_after"]), fmt(r["tps_rest"]),
+                fmt(r["tps_after_over_before"], 2) if r["tps_after_over_before"] is not None else "–",
+                fmt(r["worst10_over_median"], 2) if r["worst10_over_median"] is not None else "–",
+                f"{m.get('loadavg_start', '?')}, {m.get('loadavg_end', '?')}",
+                kernel_writeback(machine)]) + " |")
+    return rows
+
+
+def storage_variants(out, runs):
+    """the throttle settings tried, from the raw data: the experiments'
+    and this report's own stock runs"""
+    rows = []
+    if os.path.isdir(STORAGE_VARIANTS_DIR) and \
+            os.path.realpath(out) != os.path.realpath(STORAGE_VARIANTS_DIR):
+        for name in sorted(os.listdir(STORAGE_VARIANTS_DIR)):
+            vdir = os.path.join(STORAGE_VARIANTS_DIR, name)
+            sdir = os.path.join(vdir, "raw", STORAGE)
+            if os.path.realpath(vdir) == os.path.realpath(out) or not os.path.isdir(sdir):
+                continue
+            vruns = [load_run(os.path.join(sdir, d)) for d in sorted(os.listdir(sdir))
+                     if os.path.exists(os.path.join(sdir, d, "checkpoints.csv"))]
+            rows += storage_variant_rows(f"experiment `{name}`", vdir, vruns)
+    rows += storage_variant_rows("this report", out, [r for r in runs if r["scenario"] == STORAGE])
+    if not rows:
+        return []
+    return ["### Throttle settings tried", "",
+            "Every throttle setting the scenario ran with, stock (1GB) runs only, from the raw data of "
+            "this report and of `bench/experiments/storage-throttle/` (one directory per setting, with "
+            "its own report).  dd: one writer, 8 kB O_DIRECT writes (IOPS) and O_DSYNC writes (ms "
+            "each), data / WAL volume.  *TPS before, after, rest*: median per-second TPS "
+            f"over the {SPLIT_WINDOW_S} s before the first checkpoint forced by WAL, the {SPLIT_WINDOW_S} s "
+            "after it, and the rest of the run after it.", "",
+            "| run | rate (bits/s each way) | write delay | read delay | dd IOPS data / WAL | dd O_DSYNC ms "
+            "data / WAL | scale (database) | clients | s | median TPS | first forced at s | TPS before | "
+            "TPS after | TPS rest | after / before | worst 10 s / median | load avg start, end | kernel writeback |",
+            "|---" * 18 + "|"] + rows + [""]
+
+
+def check_storage(out, runs):
+    """--check for the storage scenario: skipped by name, or each level and
+    configuration with its files and columns"""
+    skipped = read_text(os.path.join(out, "raw", STORAGE, "SKIPPED"))
+    if skipped:
+        print(f"SKIP storage: {skipped}")
+        return []
+    problems = []
+    levels = storage_levels(runs)
+    sdir = os.path.join(out, "raw", STORAGE)
+    if not levels:
+        return [f"{sdir}: no run and no SKIPPED"]
+    for clients, level_runs in levels.items():
+        for config in STORAGE_CONFIGS:
+            rs = [r for r in level_runs if r["config"] == config]
+            if not rs:
+                problems.append(f"{sdir}: no {config} run at {clients} clients")
+            for r in rs:
+                problems += [f"{r['dir']}/meta.csv: no {k}" for k in STORAGE_META_KEYS + META_KEYS
+                             if not r["meta"].get(k)]
+                if not r["progress"]:
+                    problems.append(f"{r['dir']}/progress.csv: missing or no rows")
+                if not r["lat_samples"]:
+                    problems.append(f"{r['dir']}/txlog.gz: missing or no transactions")
+                if config == "walsizer" and not os.path.exists(os.path.join(r["dir"], "decisions.csv")):
+                    problems.append(f"{r['dir']}/decisions.csv: missing")
+        png = os.path.join(out, f"storage-c{clients}-timeline.png")
+        if not os.path.exists(png) or os.path.getsize(png) == 0:
+            problems.append(f"{png}: missing or empty")
+    path = os.path.join(out, "runs.csv")
+    if os.path.exists(path):
+        with open(path, newline="") as f:
+            header = next(csv.reader(f), [])
+        problems += [f"{path}: no column {k}" for k in STORAGE_RUN_KEYS if k not in header]
+    if "| worst / median |" not in read_text(os.path.join(out, "REPORT.md")):
+        problems.append(f"{os.path.join(out, 'REPORT.md')}: no storage table")
+    return problems
+
+
 def write_runs_csv(out, runs):
     keys = ["scenario", "config", "repeat", "scale", "clients", "seconds", "wal_mb", "fpi", "requested",
             "wal_forced", "timed", "last_forced_s", "tps", "lat_ms", "lat_stddev_ms",
             "worst_second_lat_ms", "work_s", "start_mb", "final_mb"] + NEED_KEYS + [
             "max_mb", "peak_mb_s", "formula_mb",
             "ws_peak_mb_s", "ws_needed_mb", "changes", "first_change_s", "forced_after_change",
-            "first_shrink_s"]
+            "first_shrink_s"] + STORAGE_RUN_KEYS
     with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(keys)
         for r in runs:
-            w.writerow(["" if r[k] is None else (f"{r[k]:.3f}" if isinstance(r[k], float) else r[k])
+            w.writerow(["" if r.get(k) is None else (f"{r[k]:.3f}" if isinstance(r[k], float) else r[k])
                         for k in keys])
 
 
@@ -619,6 +1083,7 @@ def report(out, runs, pngs):
             lines.append(f"- server log of {r['config']} repeat {r['repeat']} has warnings or errors: "
                          f"`{os.path.relpath(os.path.join(r['dir'], 'server-problems.txt'), out)}`")
         lines.append("")
+    lines += storage_section(out, runs)
     lines += ["## Plots", ""]
     for png in pngs:
         name = os.path.basename(png)
@@ -645,7 +1110,7 @@ def how_it_was_run(out, runs):
     """the command and machine of each invocation that left raw data: one
     block when a single run of the driver made them all"""
     groups = {}
-    for scenario in SCENARIOS:
+    for scenario in list(SCENARIOS) + [STORAGE]:
         if not any(r["scenario"] == scenario for r in runs):
             continue
         sdir = os.path.join(out, "raw", scenario)
@@ -718,7 +1183,7 @@ def check(out, runs):
     tables = read_text(path).count("| final size / need |")
     if tables != len(SCENARIOS):
         problems.append(f"{path}: {tables} tables with a final size / need column, expected {len(SCENARIOS)}")
-    return problems
+    return problems + check_storage(out, runs)
 
 
 def main():
@@ -737,7 +1202,12 @@ def main():
             print(f"check: {p}", file=sys.stderr)
         if problems:
             sys.exit(f"check: {len(problems)} problems")
-        print("check: every scenario and configuration left the expected files and columns")
+        skipped = read_text(os.path.join(out, "raw", STORAGE, "SKIPPED"))
+        if skipped:
+            print("check: every scenario and configuration left the expected files and columns, "
+                  f"but for storage, SKIPPED ({skipped}): not run, not passed")
+        else:
+            print("check: every scenario and configuration left the expected files and columns")
 
 
 if __name__ == "__main__":

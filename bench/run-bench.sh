@@ -22,6 +22,12 @@
 #   dryrun    as walsizer, with walsizer.dry_run = on (measures, changes nothing)
 #
 # The overhead scenario compares tuned with walsizer4g (4GB, preloaded).
+# The storage scenario runs stock, tuned and walsizer at the article's
+# sizes instead (1GB, 4GB, 1GB + pg_walsizer; checkpoint_timeout 5min) on
+# two throttled volumes (bench/throttled_storage.sh), at each client count
+# of BENCH_STORAGE_CLIENTS; without /dev/fuse, loop devices or its packages
+# it prints "SKIP storage: <reason>" and records the skip in
+# raw/storage/SKIPPED.
 #
 # Settings (environment):
 #   BENCH_REPEAT            repeats of every run (3)
@@ -36,8 +42,22 @@
 #   BENCH_TAIL_SECONDS      quiet tail (90)
 #   BENCH_QUIET_REPEAT      repeats of the quiet scenario (1)
 #   BENCH_OVERHEAD_SECONDS  length of each overhead run (20)
+#   BENCH_STORAGE_SECONDS   pgbench length on throttled storage (180)
+#   BENCH_STORAGE_SCALE     pgbench scale of its database (100: about 1.5 GB,
+#                           12 times shared_buffers)
+#   BENCH_STORAGE_CLIENTS   its load levels, pgbench clients ("4 8")
+#   BENCH_STORAGE_REPEAT    repeats of the storage scenario (1; at most
+#                           BENCH_REPEAT); each run takes BENCH_STORAGE_SECONDS
+#                           plus about 30 s
+#   BENCH_STORAGE_SAMPLING  share of transactions in its per-transaction log
+#                           (0.1)
+#   STORAGE_RATE, STORAGE_WRITE_DELAY, STORAGE_READ_DELAY
+#                           the volumes' throttle (64M bits/s each way, 1ms,
+#                           0ms; see bench/throttled_storage.sh)
+#   BENCH_STORAGE_CONFIGS   its configurations ("stock tuned walsizer"), for
+#                           experiments
 #   BENCH_SCENARIOS         which scenarios ("steady steady100 bulk updates
-#                           quiet overhead");
+#                           quiet overhead storage");
 #                           a subset replaces only those scenarios' raw data
 #                           in BENCH_OUT, and the report covers them all
 #   BENCH_OUT               output directory (bench/results)
@@ -64,6 +84,8 @@ if ((smoke)); then
     : "${BENCH_BULK_SCALE:=2}" "${BENCH_UPDATES:=1}" "${BENCH_BURST_SECONDS:=3}"
     : "${BENCH_TAIL_SECONDS:=2}" "${BENCH_OVERHEAD_SECONDS:=3}"
     : "${BENCH_SCALE:=2}" "${BENCH_UPD_ROWS:=20000}" "${BENCH_STEADY100_SCALE:=4}"
+    : "${BENCH_STORAGE_SECONDS:=5}" "${BENCH_STORAGE_SCALE:=2}" "${BENCH_STORAGE_CLIENTS:=4}"
+    : "${BENCH_STORAGE_DD_COUNT:=200}"
     : "${BENCH_OUT:=$srcdir/bench/out/smoke}"
 fi
 export BENCH_REPEAT=${BENCH_REPEAT:-3}
@@ -76,14 +98,22 @@ export BENCH_TAIL_SECONDS=${BENCH_TAIL_SECONDS:-90}
 export BENCH_QUIET_REPEAT=${BENCH_QUIET_REPEAT:-1}
 export BENCH_OVERHEAD_SECONDS=${BENCH_OVERHEAD_SECONDS:-20}
 BENCH_STEADY100_SCALE=${BENCH_STEADY100_SCALE:-100}
+export BENCH_STORAGE_SECONDS=${BENCH_STORAGE_SECONDS:-180}
+BENCH_STORAGE_SCALE=${BENCH_STORAGE_SCALE:-100}
+BENCH_STORAGE_CLIENTS=${BENCH_STORAGE_CLIENTS:-4 8}
+BENCH_STORAGE_REPEAT=${BENCH_STORAGE_REPEAT:-1}
+export BENCH_STORAGE_SAMPLING=${BENCH_STORAGE_SAMPLING:-0.1}
+[[ -z ${BENCH_STORAGE_DD_COUNT:-} ]] || export BENCH_STORAGE_DD_COUNT
 # the tables: scale 20 (about 300 MB, a few times shared_buffers) and a
 # 500k-row table for the whole-table UPDATEs; the steady100 scenario's
 # larger tables only when it runs, since every run copies the template
 BENCH_SCALE=${BENCH_SCALE:-20}
 BENCH_UPD_ROWS=${BENCH_UPD_ROWS:-500000}
-scenarios=${BENCH_SCENARIOS:-steady steady100 bulk updates quiet overhead}
+scenarios=${BENCH_SCENARIOS:-steady steady100 bulk updates quiet overhead storage}
 out=${BENCH_OUT:-$srcdir/bench/results}
 pg_major=${BENCH_PG_MAJOR:-15}
+# the throttled volumes' helpers (storage_install, storage_missing, ...)
+source "$benchdir/throttled_storage.sh"
 
 say() { printf '=== %s\n' "$*"; }
 as_pg() { runuser -u postgres -- "$@"; }
@@ -140,7 +170,10 @@ cleanup() {
     if ((template_up)); then
         as_pg pg_ctl -D "$BENCH_TEMPLATE" -m immediate -w stop >/dev/null 2>&1 || true
     fi
-    rm -rf "$BENCH_WORK"
+    # volumes a storage run left behind if it was killed outright; then
+    # never delete through a mount point
+    STORAGE_DIR=$BENCH_WORK/storage storage_down
+    rm -rf --one-file-system "$BENCH_WORK"
     ((status == 0)) || printf 'run-bench: stopped (exit status %d)\n' "$status" >&2
     exit "$status"
 }
@@ -177,11 +210,42 @@ if [[ " $scenarios " == *" steady100 "* ]]; then
     # pgbench -i vacuums its tables itself
     as_pg pgbench -h "$BENCH_WORK" -p "$port" -i -q -s "$BENCH_STEADY100_SCALE" steady100 >/dev/null 2>&1
 fi
+# the storage scenario's tables, when it runs and can run
+storage_skip=
+if [[ " $scenarios " == *" storage "* ]]; then
+    storage_install
+    storage_skip=$(storage_missing)
+    if [[ -n $storage_skip ]]; then
+        echo "SKIP storage: $storage_skip"
+    else
+        say "template cluster: database storage at pgbench scale $BENCH_STORAGE_SCALE"
+        tsql -c 'CREATE DATABASE storage'
+        as_pg pgbench -h "$BENCH_WORK" -p "$port" -i -q -s "$BENCH_STORAGE_SCALE" storage >/dev/null 2>&1
+    fi
+fi
 tsql -c 'CHECKPOINT'
 as_pg pg_ctl -D "$BENCH_TEMPLATE" -m fast -w stop >/dev/null
 template_up=0
 cp "$BENCH_WORK/postgresql.conf.orig" "$BENCH_TEMPLATE/postgresql.conf"
 chown postgres: "$BENCH_TEMPLATE/postgresql.conf"
+if [[ " $scenarios " == *" storage "* && -z $storage_skip ]]; then
+    # The volumes' golden images: the template on one, its pg_wal on the
+    # other (a symlink where it was), made once; every run then writes
+    # to its own throwaway overlay of them.
+    say "throttled storage: images of the template's data directory and pg_wal"
+    stage=$BENCH_WORK/storage/stage
+    mkdir -p "$stage/data" "$stage/wal"
+    cp -a "$BENCH_TEMPLATE" "$stage/data/pgdata"
+    mv "$stage/data/pgdata/pg_wal" "$stage/wal/pg_wal"
+    ln -s "$BENCH_WORK/storage/wal/pg_wal" "$stage/data/pgdata/pg_wal"
+    chown -h postgres: "$stage/data/pgdata/pg_wal"
+    data_mb=$(du -sm "$stage/data" | cut -f1)
+    # room for the run's growth; the WAL volume for 4 GB of WAL and more:
+    # pg_walsizer caps max_wal_size at walsizer.disk_fraction (0.5) of it
+    storage_image "$stage/data" "$BENCH_WORK/storage/golden-data.img" "$((data_mb + 4096))M"
+    storage_image "$stage/wal" "$BENCH_WORK/storage/golden-wal.img" 16G 1048576
+    rm -rf "$stage"
+fi
 
 configs_of() {
     case $1 in
@@ -190,28 +254,54 @@ configs_of() {
     # steady run and their tail is idle, so only the tuner's runs are worth
     # the minutes this scenario takes
     quiet) echo walsizer dryrun ;;
+    # the article's three: 1GB, 4GB, 1GB + pg_walsizer
+    storage) echo "${BENCH_STORAGE_CONFIGS:-stock tuned walsizer}" ;;
     *) echo stock tuned walsizer dryrun ;;
     esac
 }
 
 # Each scenario's raw data is replaced only when it runs again, so one
 # scenario can be rerun and the report still covers the others.
+# the load levels of a scenario: one, but for storage's client counts
+levels_of() {
+    case $1 in
+    storage) echo "$BENCH_STORAGE_CLIENTS" ;;
+    *) echo - ;;
+    esac
+}
+
 for scenario in $scenarios; do
     rm -rf "${out:?}/raw/$scenario"
 done
 mkdir -p "$out/raw"
+if [[ -n $storage_skip ]]; then
+    # skipped by name, so neither the report nor --check takes it for run
+    mkdir -p "$out/raw/storage"
+    echo "$storage_skip" >"$out/raw/storage/SKIPPED"
+fi
 runs=0
 for ((r = 1; r <= BENCH_REPEAT; r++)); do
     for scenario in $scenarios; do
-        for config in $(configs_of "$scenario"); do
-            # the quiet runs take minutes each; their time line, not a
-            # median, is what they show
-            if [[ $scenario == quiet ]] && ((r > BENCH_QUIET_REPEAT)); then
-                continue
-            fi
-            say "repeat $r/$BENCH_REPEAT: $scenario, $config ($((SECONDS - started_at)) s so far)"
-            "$benchdir/scenarios/$scenario.sh" "$config" "$r" "$out/raw/$scenario/$config-r$r"
-            runs=$((runs + 1))
+        # the quiet runs take minutes each; their time line, not a
+        # median, is what they show
+        if [[ $scenario == quiet ]] && ((r > BENCH_QUIET_REPEAT)); then
+            continue
+        fi
+        if [[ $scenario == storage ]] && { [[ -n $storage_skip ]] || ((r > BENCH_STORAGE_REPEAT)); }; then
+            continue
+        fi
+        for level in $(levels_of "$scenario"); do
+            for config in $(configs_of "$scenario"); do
+                name=$config-r$r
+                if [[ $level == - ]]; then
+                    say "repeat $r/$BENCH_REPEAT: $scenario, $config ($((SECONDS - started_at)) s so far)"
+                else
+                    name=$config-c$level-r$r
+                    say "repeat $r/$BENCH_REPEAT: $scenario, $level clients, $config ($((SECONDS - started_at)) s so far)"
+                fi
+                STORAGE_CLIENTS=$level "$benchdir/scenarios/$scenario.sh" "$config" "$r" "$out/raw/$scenario/$name"
+                runs=$((runs + 1))
+            done
         done
     done
 done
@@ -238,8 +328,13 @@ machine_file=$BENCH_WORK/machine.txt
 } >"$machine_file"
 command="sudo"
 for v in BENCH_REPEAT BENCH_SECONDS BENCH_STEADY100_SCALE BENCH_BULK_SECONDS BENCH_BULK_SCALE BENCH_UPDATES \
-    BENCH_BURST_SECONDS BENCH_TAIL_SECONDS BENCH_QUIET_REPEAT BENCH_OVERHEAD_SECONDS; do
+    BENCH_BURST_SECONDS BENCH_TAIL_SECONDS BENCH_QUIET_REPEAT BENCH_OVERHEAD_SECONDS \
+    BENCH_STORAGE_SECONDS BENCH_STORAGE_SCALE BENCH_STORAGE_REPEAT BENCH_STORAGE_SAMPLING; do
     command+=" $v=${!v}"
+done
+command+=" BENCH_STORAGE_CLIENTS='$BENCH_STORAGE_CLIENTS'"
+for v in STORAGE_RATE STORAGE_WRITE_DELAY STORAGE_READ_DELAY BENCH_STORAGE_CONFIGS BENCH_BUILD; do
+    [[ -z ${!v:-} ]] || command+=" $v=${!v}"
 done
 [[ -z ${BENCH_SCENARIOS:-} ]] || command+=" BENCH_SCENARIOS='$scenarios'"
 command+=" bench/run-bench.sh"
