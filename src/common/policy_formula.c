@@ -181,7 +181,10 @@ walsizer_needed_mb(double bytes_per_s, const WalsizerSettings *s)
  * position's, which no statistics reset touches).  A sliding
  * checkpoint_timeout can hold the images of two checkpoints and overstate
  * a cycle nearly twice when images are most of the WAL, which is why whole
- * cycles come first.  needed_mb is 0 when nothing is known.
+ * cycles come first.  needed_mb is 0 when nothing is known;
+ * need_from_whole_cycles says whether the rate covers at least a
+ * checkpoint_timeout (a growth sized from less is limited:
+ * policy_grow.c).
  */
 void
 policy_estimate_load(DecideContext *c)
@@ -199,16 +202,25 @@ policy_estimate_load(DecideContext *c)
 	 * a primary's over its timed cycles there, and nothing shorter: a few
 	 * seconds after the primary's checkpoint are mostly full-page images.
 	 */
+	c->need_from_whole_cycles = true;
 	if (m->standby)
 		rate = m->whole_timeouts_rate;
 	else if (m->timed_cycle_peak_bytes > 0 && timeout_s > 0)
 		rate = (double) m->timed_cycle_peak_bytes / timeout_s;
-	else if (m->window_end && m->window_s > 0)
+	else
 	{
-		double		window_rate = (double) m->wal_bytes / m->window_s;
+		/* until the history covers a checkpoint_timeout, its average */
+		c->need_from_whole_cycles = m->peak_covers_cycle;
+		if (m->window_end && m->window_s > 0)
+		{
+			double		window_rate = (double) m->wal_bytes / m->window_s;
 
-		if (window_rate > rate)
-			rate = window_rate;
+			if (window_rate > rate)
+			{
+				rate = window_rate;
+				c->need_from_whole_cycles = m->window_s >= timeout_s;
+			}
+		}
 	}
 	c->sizing_rate = rate;
 	c->needed_mb = walsizer_needed_mb(rate, c->s);

@@ -30,13 +30,31 @@
 /*
  * A growth for an imminent checkpoint makes room for this many lookaheads
  * more at the recent rate.  Until whole timed cycles say what the load
- * needs, it also at least multiplies the size by IMMINENT_MIN_GROWTH_FACTOR,
+ * needs, it also at least adds 1 / IMMINENT_MIN_GROWTH_DIVISOR of the size,
  * so that a load that keeps up its rate is caught up with in a few steps,
- * not one per sample, and a rate inflated by full-page images oversizes by
- * at most that factor.
+ * not one every few samples.
  */
 #define IMMINENT_ROOM_LOOKAHEADS 1
-#define IMMINENT_MIN_GROWTH_FACTOR 2
+#define IMMINENT_MIN_GROWTH_DIVISOR 2
+
+/*
+ * A few seconds of WAL justify only so much.  A rate measured over less
+ * than a checkpoint_timeout (the last seconds' rate projected to the end of
+ * the cycle, or a short window's rate taken for a whole cycle) says how
+ * fast WAL comes, not for how long: two seconds of pgbench -i would ask
+ * for the cap, for a load that then needs a quarter of it.  So a growth
+ * sized from such a rate goes at most to SHORT_EVIDENCE_GROWTH_FACTOR
+ * times the current size, or to what holds the WAL already seen coming
+ * within the lookahead, if more (else the checkpoint in sight is forced).
+ * A load that keeps it up grows again, as often as it needs (an imminent
+ * checkpoint at walsizer's own size does not wait for the cooldown, a
+ * load needing this factor more cuts it short): the size climbs as fast
+ * as doubling catches up, and overshoots what the load needs by at most
+ * this factor.  Whole cycles, once measured, size without the limit, and
+ * settle a growth that fell short of them up to what they need
+ * (policy_step_settle_provisional()).
+ */
+#define SHORT_EVIDENCE_GROWTH_FACTOR 2
 
 #define MB_OF(bytes) ((long long) ((bytes) / (uint64_t) BYTES_PER_MB))
 
@@ -132,15 +150,30 @@ policy_size_holding_bytes(const DecideContext *c, double wal_bytes)
 }
 
 /*
+ * The most a growth sized from less than a checkpoint_timeout of WAL may
+ * ask for: SHORT_EVIDENCE_GROWTH_FACTOR times the current size, or
+ * seen_mb, if more.
+ */
+static int64_t
+short_evidence_limit_mb(const DecideContext *c, int64_t seen_mb)
+{
+	int64_t		limit = c->current_mb <= SIZE_LIMIT_MB / SHORT_EVIDENCE_GROWTH_FACTOR ?
+		c->current_mb * SHORT_EVIDENCE_GROWTH_FACTOR : SIZE_LIMIT_MB;
+
+	return seen_mb > limit ? seen_mb : limit;
+}
+
+/*
  * The size an imminent checkpoint asks for: room for the projected reach
  * and IMMINENT_ROOM_LOOKAHEADS lookaheads more, or for the rest of the
- * cycle at the rate the load sustains, whichever is more.  At least what
- * whole timed cycles need, once some were measured (a cycle only slightly
- * larger than the last ones needs only slightly more), else at least
- * IMMINENT_MIN_GROWTH_FACTOR times the current size; and at least a
- * segment more.  Full-page images fade within a cycle, so the rest of it
- * is not sized at the recent rate; if the load keeps it up, the next
- * imminent checkpoint grows again.
+ * cycle at the rate the load sustains, whichever is more, as far as the
+ * seconds that measured the rate justify (short_evidence_limit_mb(): the
+ * reach itself always).  At least what whole timed cycles need, once some
+ * were measured (a cycle only slightly larger than the last ones needs
+ * only slightly more), else at least 1 / IMMINENT_MIN_GROWTH_DIVISOR more;
+ * and at least a segment more.  Full-page images fade
+ * within a cycle, so the rest of it is not sized at the recent rate; if
+ * the load keeps it up, the next imminent checkpoint grows again.
  */
 static int64_t
 imminent_target_mb(const DecideContext *c)
@@ -152,29 +185,35 @@ imminent_target_mb(const DecideContext *c)
 	double		room = ahead * (1 + IMMINENT_ROOM_LOOKAHEADS);
 	double		rest = 0;
 	int64_t		target;
+	int64_t		limit;
 
 	if (isfinite(m->seconds_to_timed_checkpoint) &&
 		m->seconds_to_timed_checkpoint > 0)
 		rest = policy_sustained_rate(m) * m->seconds_to_timed_checkpoint;
 	target = policy_size_holding_bytes(c, since_redo +
 									   (room > rest ? room : rest));
+	limit = short_evidence_limit_mb(c, policy_size_holding_bytes(c, since_redo +
+																  ahead));
+	if (target > limit)
+		target = limit;
 	if (m->timed_cycle_peak_bytes > 0)
 	{
 		if (target < c->needed_mb)
 			target = c->needed_mb;
 	}
-	else if (c->current_mb <= SIZE_LIMIT_MB / IMMINENT_MIN_GROWTH_FACTOR &&
-			 target < c->current_mb * IMMINENT_MIN_GROWTH_FACTOR)
-		target = c->current_mb * IMMINENT_MIN_GROWTH_FACTOR;
+	else if (target < c->current_mb + c->current_mb / IMMINENT_MIN_GROWTH_DIVISOR)
+		target = c->current_mb + c->current_mb / IMMINENT_MIN_GROWTH_DIVISOR;
 	if (target < c->current_mb + c->seg_mb)
 		target = c->current_mb + c->seg_mb;
 	return target;
 }
 
 /*
- * The size to grow to: for forced checkpoints, what the load needs and at
- * least one segment more (they prove the current size too small even when
- * the rate says otherwise); for an imminent one, imminent_target_mb();
+ * The size to grow to: for forced checkpoints, what the load needs (as far
+ * as short_evidence_limit_mb() lets a need measured over less than a
+ * checkpoint_timeout go) and at least one segment more (they prove the
+ * current size too small even when the rate says otherwise); for an
+ * imminent one, imminent_target_mb();
  * with both, the larger.  Whole segments, never below the floor; the cap
  * is applied later, so that the reason can still say what the load needs.
  */
@@ -186,6 +225,9 @@ grow_choose_target(const DecideContext *c, GrowPlan *g)
 	if (g->reactive)
 	{
 		target = c->needed_mb;
+		if (!c->need_from_whole_cycles &&
+			target > short_evidence_limit_mb(c, 0))
+			target = short_evidence_limit_mb(c, 0);
 		if (target < c->current_mb + c->seg_mb)
 			target = c->current_mb + c->seg_mb;
 	}
@@ -259,8 +301,11 @@ grow_waits_for_cooldown(const DecideContext *c, GrowPlan *g)
 
 /*
  * The load needs more than the cap: go up to the cap if not there yet, and
- * warn, once.  While it stays capped, say so again without a warning or a
- * new action, until the load fits under the cap (see policy_step_grow()).
+ * warn, once, when the load shows it keeps needing more: evidence at the
+ * cap itself, or whole cycles that need more.  A growth to the cap from a
+ * few seconds of a burst (which may be over by the next sample) warns no
+ * one.  While it stays capped, say so again without a warning or a new
+ * action, until the load fits under the cap (see policy_step_grow()).
  */
 static void
 grow_to_cap(DecideContext *c, const GrowPlan *g)
@@ -282,6 +327,14 @@ grow_to_cap(DecideContext *c, const GrowPlan *g)
 		policy_note_change(c, WALSIZER_ACTION_CAPPED, c->cap_mb);
 		/* the cap is not what the load needs: settle it like any growth */
 		d->state.provisional = 1;
+	}
+	if (c->current_mb < c->cap_mb && !c->need_from_whole_cycles)
+	{
+		policy_set_reason(d, "%s; the load needs %lld MB but the cap (%s) is %lld MB",
+						  g->evidence, (long long) g->target_mb,
+						  walsizer_cap_source_name(d->cap_source),
+						  (long long) c->cap_mb);
+		return;
 	}
 	d->warn = true;
 	d->state.cap_reported = 1;

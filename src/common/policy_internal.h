@@ -60,6 +60,10 @@ typedef struct DecideContext
 	int64_t		floor_mb;		/* effective floor, whole segments, <= cap */
 	double		sizing_rate;	/* bytes/s: worst rate of horizon and window */
 	int64_t		needed_mb;		/* what sizing_rate needs, 0 when unknown */
+	bool		need_from_whole_cycles; /* sizing_rate was measured over
+										 * whole checkpoint cycles or
+										 * checkpoint_timeouts, not over
+										 * a shorter stretch */
 } DecideContext;
 
 /* A growth that the evidence asks for, while it is being decided. */

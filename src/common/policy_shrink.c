@@ -94,6 +94,36 @@ policy_settle_to(DecideContext *c, int64_t target_mb)
 }
 
 /*
+ * A growth sized from a few seconds (policy_grow.c limits it to what they
+ * justify) can fall short of what whole cycles at it then need, headroom
+ * included, without a checkpoint being forced.  Settle it up to that, within
+ * the cap, after the cooldown: returns true then.  A size at or above
+ * target_mb is left to policy_settle_to().
+ */
+static bool
+settle_up_to(DecideContext *c, int64_t target_mb, int64_t cycles_need_mb)
+{
+	int64_t		new_mb = target_mb < c->cap_mb ? target_mb : c->cap_mb;
+
+	if (new_mb <= c->current_mb)
+		return false;
+	if (policy_in_cooldown(c))
+	{
+		policy_set_reason(c->d,
+						  "whole checkpoint cycles at %lld MB need %lld MB; waiting for the cooldown before settling up to %lld MB",
+						  (long long) c->current_mb, (long long) cycles_need_mb,
+						  (long long) new_mb);
+		return true;
+	}
+	policy_note_change(c, WALSIZER_ACTION_GROW, new_mb);
+	c->d->state.provisional = 0;
+	policy_set_reason(c->d,
+					  "settling: whole checkpoint cycles at %lld MB need %lld MB; the growth was sized from a few seconds of WAL, which justify only so much",
+					  (long long) c->current_mb, (long long) cycles_need_mb);
+	return true;
+}
+
+/*
  * Settle a provisional size.  A growth was sized from WAL measured at the
  * old size or over a few seconds; once SETTLE_MIN_TIMED_CYCLES whole timed
  * checkpoint cycles have been measured at the new size, and none was
@@ -102,7 +132,8 @@ policy_settle_to(DecideContext *c, int64_t target_mb)
  * headroom), if the size is more than SETTLE_MARGIN_DIVISOR's margin above
  * that, after the cooldown.  This is not a shrink: the load has not
  * changed, the estimate has.  What whole cycles need holds them, so a
- * steady load does not grow again.  A size within the margin stops being
+ * steady load does not grow again.  A size below what they need goes up
+ * to it (settle_up_to()).  A size within the margin stops being
  * provisional; one at which checkpoints were forced stays provisional
  * while the growth rules take it further.  Never below the floor.
  */
@@ -143,6 +174,8 @@ policy_step_settle_provisional(DecideContext *c)
 	/* like a shrink, never below the DBA's own value, even above the cap */
 	if (target < policy_shrink_floor_mb(c))
 		target = policy_shrink_floor_mb(c);
+	if (settle_up_to(c, target, cycles_need_mb))
+		return true;
 	if (!policy_settle_to(c, target))
 		return false;
 	policy_set_reason(d,

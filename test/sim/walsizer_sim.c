@@ -144,6 +144,8 @@ typedef enum ExpectKind
 	EXPECT_MAX_CHANGES,
 	EXPECT_MAX_SHRINK_FACTOR,
 	EXPECT_CAPPED_BY,			/* a CAPPED decision from cap_source */
+	EXPECT_PEAK_RATIO,			/* the largest size after after_s over the
+								 * need at the end: at most limit */
 	EXPECT_NEED_RATIO,			/* ranges: within [low, high] from from_s
 								 * until until_s */
 	EXPECT_SIZE_MB
@@ -262,6 +264,8 @@ parse_expect(Trace *trace, char *line, int lineno, const char *path)
 		e->kind = EXPECT_NEED_RATIO;
 	else if (strcmp(property, "size_mb") == 0)
 		e->kind = EXPECT_SIZE_MB;
+	else if (strcmp(property, "peak_ratio") == 0)
+		e->kind = EXPECT_PEAK_RATIO;
 	else if (strcmp(property, "capped_by") == 0)
 	{
 		const char *source = strtok(NULL, separators);
@@ -311,7 +315,8 @@ parse_expect(Trace *trace, char *line, int lineno, const char *path)
 			e->from_s = (long) seconds;
 		else if (strcmp(option, "until") == 0 && range)
 			e->until_s = (long) seconds;
-		else if (strcmp(option, "over") == 0 && e->kind == EXPECT_NEED_RATIO)
+		else if (strcmp(option, "over") == 0 &&
+				 (e->kind == EXPECT_NEED_RATIO || e->kind == EXPECT_PEAK_RATIO))
 			e->over_s = (long) seconds;
 		else
 			die("expect: option not taken by this property", option);
@@ -702,7 +707,10 @@ typedef struct Checks
 	Truth		truth;
 	Verdict		expected[MAX_EXPECTS];	/* per expect directive */
 	double		lowest[MAX_EXPECTS];	/* ranges: the values seen */
-	double		highest[MAX_EXPECTS];	/* and max_shrink_factor's */
+	double		highest[MAX_EXPECTS];	/* and max_shrink_factor's,
+										 * peak_ratio's */
+	double		peak_mb[MAX_EXPECTS];	/* peak_ratio: the largest size */
+	long		peak_at_s[MAX_EXPECTS]; /* and when it was first seen */
 	Verdict		below_floor;
 	Verdict		above_cap;
 	Verdict		reset_window;
@@ -927,6 +935,44 @@ check_range(Checks *c, const Expect *e, int i, int64_t size_mb,
 			 (long long) size_mb, e->low, e->high);
 }
 
+/*
+ * peak_ratio: the largest size after after_s, at the last sample divided
+ * by the need then: the worst cycle starting in the last over_s seconds
+ * (checkpoint_timeout by default), the load the size settles on.  A first
+ * growth sized from a few seconds may overshoot that need only so far.
+ */
+static void
+check_peak(Checks *c, const Expect *e, int i, int64_t size_mb,
+		   int64_t now_us, bool last_sample)
+{
+	long		t = (long) (now_us / USECS_PER_SECOND);
+	double		cycle_bytes = 0;
+	long		cycle_start = 0;
+	double		need_mb;
+	double		ratio;
+
+	if (t > e->after_s && (double) size_mb > c->peak_mb[i])
+	{
+		c->peak_mb[i] = (double) size_mb;
+		c->peak_at_s[i] = t;
+	}
+	if (!last_sample)
+		return;
+	need_mb = true_need_mb(&c->truth, t, e->over_s, &cycle_bytes,
+						   &cycle_start);
+	if (need_mb < (double) c->truth.floor_mb)
+		need_mb = (double) c->truth.floor_mb;
+	if (need_mb > (double) c->truth.cap_mb)
+		need_mb = (double) c->truth.cap_mb;
+	ratio = c->peak_mb[i] / need_mb;
+	c->highest[i] = ratio;
+	if (ratio > e->limit)
+		fail(&c->expected[i], now_us,
+			 "the largest max_wal_size, %.0f MB at t=%lds, is %.2fx the need at the end, %.0f MB (%.0f MB of WAL in the worst cycle, starting at t=%lds), more than %g",
+			 c->peak_mb[i], c->peak_at_s[i], ratio, need_mb,
+			 cycle_bytes / (double) BYTES_PER_MB, cycle_start, e->limit);
+}
+
 /* max_forced and max_changes: count what happens after after_s. */
 static void
 check_count(Expect *e, Verdict *verdict, long happened, int64_t now_us,
@@ -1017,6 +1063,8 @@ check_sample(Checks *c, Trace *trace, int64_t now_us, bool last_sample,
 		if (e->kind == EXPECT_MAX_FORCED)
 			check_count(e, &c->expected[i], forced_now, now_us,
 						"checkpoints forced by WAL");
+		else if (e->kind == EXPECT_PEAK_RATIO)
+			check_peak(c, e, i, size_mb, now_us, last_sample);
 		else if (EXPECT_IS_RANGE(e->kind))
 			check_range(c, e, i, size_mb, now_us, last_sample);
 	}
@@ -1057,6 +1105,7 @@ static const char *const expect_names[] = {
 	[EXPECT_MAX_CHANGES] = "max_changes",
 	[EXPECT_MAX_SHRINK_FACTOR] = "max_shrink_factor",
 	[EXPECT_CAPPED_BY] = "capped_by",
+	[EXPECT_PEAK_RATIO] = "peak_ratio",
 	[EXPECT_NEED_RATIO] = "need_ratio",
 	[EXPECT_SIZE_MB] = "size_mb",
 };
@@ -1105,6 +1154,10 @@ report_verdicts(Checks *c, const Trace *trace, int64_t end_us, bool verbose)
 			snprintf(held, sizeof(held),
 					 "holds: shrinks divided the size by at most %.2f, at most %g",
 					 c->highest[i], e->limit);
+		else if (e->kind == EXPECT_PEAK_RATIO)
+			snprintf(held, sizeof(held),
+					 "holds: the largest size, %.0f MB at t=%lds, is %.2fx the need at the end, at most %g",
+					 c->peak_mb[i], c->peak_at_s[i], c->highest[i], e->limit);
 		else if (e->kind == EXPECT_CAPPED_BY)
 			snprintf(held, sizeof(held),
 					 "holds: %ld decisions reported a growth capped by %s",
@@ -1463,6 +1516,11 @@ main(int argc, char **argv)
 			capped_reports++;
 		if (d.new_mb != d.old_mb)
 		{
+			if (verbose)
+				fprintf(stderr, "%s: t=%.1fs %s %lld->%lld MB: %s\n",
+						trace.name, (double) now_us / USECS_PER_SECOND,
+						walsizer_action_name(d.action), (long long) d.old_mb,
+						(long long) d.new_mb, d.reason);
 			if (nchanges < MAX_CHANGES)
 			{
 				changes[nchanges].at_s = (long) (now_us / USECS_PER_SECOND);
