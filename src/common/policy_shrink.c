@@ -96,16 +96,17 @@ policy_settle_to(DecideContext *c, int64_t target_mb)
 /*
  * A growth sized from a few seconds (policy_grow.c limits it to what they
  * justify) can fall short of what whole cycles at it then need, headroom
- * included, without a checkpoint being forced.  Settle it up to that, within
- * the cap, after the cooldown: returns true then.  A size at or above
- * target_mb is left to policy_settle_to().
+ * included, without a checkpoint being forced.  Settle it up to target_mb
+ * (that need, or more to keep the cycles' reach clear of the trigger),
+ * within the cap, after the cooldown: returns true then, also while it
+ * waits.  A size the cycles themselves fit is left to policy_settle_to().
  */
 static bool
 settle_up_to(DecideContext *c, int64_t target_mb, int64_t cycles_need_mb)
 {
 	int64_t		new_mb = target_mb < c->cap_mb ? target_mb : c->cap_mb;
 
-	if (new_mb <= c->current_mb)
+	if (cycles_need_mb <= c->current_mb || new_mb <= c->current_mb)
 		return false;
 	if (policy_in_cooldown(c))
 	{

@@ -308,6 +308,32 @@ settle_allowed(const WalsizerSettings *s, const WalsizerMeasurements *m,
 }
 
 /*
+ * May a provisional size settle up?  Only at a window end, after the
+ * cooldown, once enough whole timed cycles were measured at it with none
+ * forced, to what those cycles need (or the cap, if lower) and no more.
+ */
+static bool
+settle_up_allowed(const WalsizerSettings *s, const WalsizerMeasurements *m,
+				  const WalsizerPolicyState *before, const WalsizerDecision *d)
+{
+	double		timeout_s = s->checkpoint_timeout_s;
+	int64_t		cycles_need_mb;
+
+	if (!m->window_end || !before->provisional ||
+		m->timed_cycles_at_size < SETTLE_TIMED_CYCLES ||
+		m->timed_cycle_peak_bytes_at_size == 0 || m->wal_forced_at_size > 0 ||
+		!m->peak_covers_cycle)
+		return false;
+	if (!isfinite(timeout_s) || timeout_s < 0)
+		timeout_s = DEFAULT_CHECKPOINT_TIMEOUT_S;
+	cycles_need_mb = walsizer_needed_mb((double) m->timed_cycle_peak_bytes_at_size /
+										timeout_s, s);
+	return cycles_need_mb > d->old_mb && d->new_mb <= d->cap_mb &&
+		d->new_mb > d->old_mb && d->new_mb >= (cycles_need_mb < d->cap_mb ?
+											   cycles_need_mb : d->cap_mb);
+}
+
+/*
  * Is the next checkpoint imminent, judged from the inputs alone?  The WAL
  * after the redo pointer is expected to reach, within the lookahead, the
  * earliest point the trigger can force one: the trigger less a segment
@@ -414,10 +440,12 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 
 	/*
 	 * a window whose checkpoint counters were reset cannot count forced
-	 * checkpoints: it grows only for an imminent one
+	 * checkpoints: it grows only for an imminent one, or settles up to
+	 * whole timed cycles (redo pointer moves, which no reset touches)
 	 */
 	if (m->window_end && m->counters_reset && d->new_mb > d->old_mb)
-		PROMISE(imminent_evidence(s, m, d->old_mb));
+		PROMISE(imminent_evidence(s, m, d->old_mb) ||
+				settle_up_allowed(s, m, before, d));
 
 	/* a window check_now() cut short is not a window's worth of time */
 	if (m->window_ended_early)
@@ -461,15 +489,20 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		case WALSIZER_ACTION_GROW:
 			PROMISE(d->new_mb > d->old_mb);
 			PROMISE(d->new_mb >= d->floor_mb && d->new_mb <= d->cap_mb);
+			if (d->state.provisional == 0)
+			{
+				/* a settle up to what whole cycles at the size need */
+				PROMISE(settle_up_allowed(s, m, before, d));
+				PROMISE(!in_cooldown(s, m, before));
+				break;
+			}
 			PROMISE(growth_evidence(s, m, d->old_mb));
 			PROMISE(!imminent_evidence(s, m, d->old_mb) ||
 					m->timed_cycle_peak_bytes > 0 ||
-					d->old_mb > SIZE_LIMIT_MB / 2 ||
-					d->new_mb >= 2 * d->old_mb);
+					d->new_mb >= d->old_mb + d->old_mb / 2);
 			PROMISE(!imminent_evidence(s, m, d->old_mb) ||
 					m->timed_cycle_peak_bytes == 0 ||
 					d->new_mb >= d->needed_mb);
-			PROMISE(d->state.provisional == 1);
 			PROMISE(!in_cooldown(s, m, before) ||
 					(imminent_evidence(s, m, d->old_mb) && m->size_is_walsizers) ||
 					m->wal_forced_since_change > 0);
@@ -477,7 +510,9 @@ check_decision(const WalsizerSettings *s, const WalsizerMeasurements *m,
 		case WALSIZER_ACTION_CAPPED:
 			PROMISE(d->new_mb == d->old_mb || d->new_mb == d->cap_mb);
 			PROMISE(d->new_mb >= d->old_mb);
-			PROMISE(d->state.cap_reported == 1);
+			/* a growth to the cap may leave the warning for later */
+			PROMISE(d->state.cap_reported == 1 || (changed && !d->warn));
+			PROMISE(!d->warn || d->state.cap_reported == 1);
 			PROMISE(growth_evidence(s, m, d->old_mb));
 			PROMISE(!changed || d->state.provisional == 1);
 			PROMISE(!changed || !in_cooldown(s, m, before) ||

@@ -77,6 +77,8 @@ window_at_rate(double rate_mb_s, int64_t timed, int64_t requested,
 	m.wal_forced = wal_forced;
 	m.wal_bytes = (uint64_t) (rate_mb_s * 300 * (double) MB);
 	m.peak_rate = rate_mb_s * (double) MB;
+	/* the horizon covers a checkpoint_timeout: a whole cycle's evidence */
+	m.peak_covers_cycle = true;
 	return m;
 }
 

@@ -442,12 +442,12 @@ an_imminent_checkpoint_at_a_size_not_walsizers_waits_for_the_cooldown(void)
 
 /*
  * Until whole timed cycles were measured, growing for an imminent
- * checkpoint at least doubles the size, even when the reach and the rest
- * of the cycle would fit in less: a load that keeps its rate is caught up
- * with in a few steps, not one per sample.
+ * checkpoint adds at least half the size, even when the reach and the
+ * rest of the cycle would fit in less: a load that keeps its rate is
+ * caught up with in a few steps, not one every few samples.
  */
 static void
-an_imminent_growth_at_least_doubles_before_whole_cycles_are_known(void)
+an_imminent_growth_adds_at_least_half_before_whole_cycles_are_known(void)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = sample_reaching(500 * MB, trigger_of(&s, 1024));
@@ -455,18 +455,21 @@ an_imminent_growth_at_least_doubles_before_whole_cycles_are_known(void)
 	WalsizerDecision d;
 
 	s.max_mb = 16384;
+	/* the cycle ends in a second: the reach and the rest fit in 1024 MB */
+	m.seconds_to_timed_checkpoint = 1;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
-	CHECK_EQ(d.new_mb, 2 * 1024);
+	CHECK_EQ(d.new_mb, 1024 + 512);
 
-	/* from an odd size: twice it, rounded up to a segment */
+	/* from an odd size: half of it more, rounded up to a segment */
 	s.current_mb = 1012;
 	s.baseline_mb = 1012;
 	m = sample_reaching(490 * MB, trigger_of(&s, 1012));
+	m.seconds_to_timed_checkpoint = 1;
 	state = fresh_state();
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
-	CHECK_EQ(d.new_mb, 2032);	/* 2024 MB in 16 MB segments */
+	CHECK_EQ(d.new_mb, 1520);	/* 1518 MB in 16 MB segments */
 }
 
 /*
@@ -500,12 +503,39 @@ an_imminent_growth_after_whole_cycles_grows_to_what_they_need(void)
 }
 
 /*
- * 500 MB written, 1000 MB more expected within the lookahead: the size
- * grown to holds that and one lookahead more (2500 MB after the redo
- * pointer), not two more.
+ * At 3072 MB, 1000 MB written and 1000 MB more expected within the
+ * lookahead: the size grown to holds that and one lookahead more (3000 MB
+ * after the redo pointer), not two more.  Twice the size (6144 MB) leaves
+ * room for it.
  */
 static void
 an_imminent_growth_makes_room_for_one_more_lookahead(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m;
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 65536;
+	s.current_mb = 3072;
+	s.baseline_mb = 3072;
+	m = sample_reaching(1000 * MB, 2000 * MB);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), >=, 3000 * MB);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), <, 4000 * MB);
+}
+
+/*
+ * A few seconds of WAL justify only so much: at 1024 MB, 500 MB written
+ * and 1000 MB more expected within the lookahead (a rate measured over
+ * seconds), the lookahead's room would ask for 2500 MB after the redo
+ * pointer.  The growth goes to twice the size or to what holds the reach
+ * itself (1500 MB), whichever is more, and no further; with 200 s of the
+ * cycle left at 20 MB/s, the rest of the cycle asks for no more either.
+ */
+static void
+an_imminent_growth_goes_no_further_than_its_seconds_justify(void)
 {
 	WalsizerSettings s = typical_settings();
 	WalsizerMeasurements m = sample_reaching(500 * MB, 1500 * MB);
@@ -515,33 +545,85 @@ an_imminent_growth_makes_room_for_one_more_lookahead(void)
 	s.max_mb = 65536;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
-	CHECK_UCMP(trigger_of(&s, d.new_mb), >=, 2500 * MB);
-	CHECK_UCMP(trigger_of(&s, d.new_mb), <, 3500 * MB);
-	CHECK_CMP(d.new_mb, >, 2 * 1024);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), >=, 1500 * MB);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), <, 1600 * MB);
+
+	/* the reach within twice the size: twice the size, whatever the rest */
+	m = sample_reaching(500 * MB, 620 * MB);
+	m.recent_record_rate = 20 * (double) MB;
+	m.seconds_to_timed_checkpoint = 200;
+	state = fresh_state();
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 2 * 1024);
+
+	/* whole timed cycles that need more size without the limit */
+	m.timed_cycle_peak_bytes = 2000 * MB;
+	state = fresh_state();
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, d.needed_mb);
+	CHECK_CMP(d.new_mb, >, 4 * 1024);
 }
 
 /*
- * With 200 s left in the cycle and records at 5 MB/s, the rest of the
- * cycle needs 1000 MB after the 500 MB written; the recent rate of
- * 40 MB/s, full of full-page images, would project 8000 MB.  The size
+ * At 2048 MB, with 200 s left in the cycle and records at 5 MB/s, the rest
+ * of the cycle needs 1000 MB after the 1000 MB written; the recent rate
+ * of 40 MB/s, full of full-page images, would project 8000 MB.  The size
  * holds the former, and is nowhere near the latter.
  */
 static void
 an_imminent_growth_sizes_the_rest_of_the_cycle_at_the_sustained_rate(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements m = sample_reaching(500 * MB, 620 * MB);
+	WalsizerMeasurements m;
 	WalsizerPolicyState state = fresh_state();
 	WalsizerDecision d;
 
 	s.max_mb = 65536;
+	s.current_mb = 2048;
+	s.baseline_mb = 2048;
+	m = sample_reaching(1000 * MB, 1120 * MB);
 	m.recent_record_rate = 5 * (double) MB;
 	m.seconds_to_timed_checkpoint = 200;
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
-	CHECK_UCMP(trigger_of(&s, d.new_mb), >=, 1500 * MB);
-	CHECK_UCMP(trigger_of(&s, d.new_mb), <, 2000 * MB);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), >=, 2000 * MB);
+	CHECK_UCMP(trigger_of(&s, d.new_mb), <, 2500 * MB);
 	CHECK_STR_CONTAINS(d.reason, "room for it and the rest of the cycle needs");
+}
+
+/*
+ * Forced checkpoints at the end of a window shorter than a
+ * checkpoint_timeout (walsizer.interval 30s): its rate, 20 MB/s, taken for
+ * a whole cycle would ask for 14 GB.  Thirty seconds justify twice the
+ * size; a window as long as checkpoint_timeout, the whole need.
+ */
+static void
+a_growth_for_a_short_window_at_most_doubles(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m = window_at_rate(20, 0, 3, 3);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 65536;
+	m.window_s = 30;
+	m.wal_bytes = 600 * MB;
+	m.peak_covers_cycle = false;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_CMP(d.needed_mb, >, 14000);
+	CHECK_EQ(d.new_mb, 2 * 1024);
+
+	/* a horizon covering a checkpoint_timeout at that rate: all of it */
+	m.peak_covers_cycle = true;
+	m.window_s = 300;
+	m.wal_bytes = 6000 * MB;
+	state = fresh_state();
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, d.needed_mb);
 }
 
 /*
@@ -714,9 +796,11 @@ main(void)
 	RUN_TEST(suite, cooldown_counts_window_ends_not_samples);
 	RUN_TEST(suite, an_imminent_checkpoint_at_walsizers_size_cuts_the_cooldown_short);
 	RUN_TEST(suite, an_imminent_checkpoint_at_a_size_not_walsizers_waits_for_the_cooldown);
-	RUN_TEST(suite, an_imminent_growth_at_least_doubles_before_whole_cycles_are_known);
+	RUN_TEST(suite, an_imminent_growth_adds_at_least_half_before_whole_cycles_are_known);
 	RUN_TEST(suite, an_imminent_growth_after_whole_cycles_grows_to_what_they_need);
 	RUN_TEST(suite, an_imminent_growth_makes_room_for_one_more_lookahead);
+	RUN_TEST(suite, an_imminent_growth_goes_no_further_than_its_seconds_justify);
+	RUN_TEST(suite, a_growth_for_a_short_window_at_most_doubles);
 	RUN_TEST(suite, an_imminent_growth_sizes_the_rest_of_the_cycle_at_the_sustained_rate);
 	RUN_TEST(suite, cooldown_gives_way_to_a_much_heavier_load_forcing_checkpoints);
 	RUN_TEST(suite, cooldown_holds_for_forced_checkpoints_from_before_the_change);

@@ -62,6 +62,47 @@ capped_growth_is_reported_once_while_still_capped(void)
 	}
 }
 
+/*
+ * A growth to the cap from a few seconds of WAL (an imminent checkpoint at
+ * 1536 MB, whose twice is above the 2048 MB cap) goes to the cap but warns
+ * no one: the burst may be over by the next sample.  When the load, at the
+ * cap, again shows a checkpoint about to be forced, it keeps needing more:
+ * that warns, once.
+ */
+static void
+a_growth_to_the_cap_from_seconds_warns_only_if_the_load_keeps_needing_more(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements m;
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 2048;
+	s.current_mb = 1536;
+	s.baseline_mb = 1024;
+	m = sample_reaching(700 * MB, 1500 * MB);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_CAPPED);
+	CHECK_EQ(d.new_mb, 2048);
+	CHECK(!d.warn);
+	CHECK_EQ(state.cap_reported, 0);
+	CHECK_STR_CONTAINS(d.reason, "but the cap (walsizer.max) is 2048 MB");
+	s.current_mb = d.new_mb;
+
+	/* at the cap, the next checkpoint is about to be forced again */
+	m = sample_reaching(1000 * MB, 1600 * MB);
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_CAPPED);
+	CHECK_EQ(d.new_mb, 2048);
+	CHECK(d.warn);
+	CHECK_EQ(state.cap_reported, 1);
+
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK(!d.warn);
+	CHECK_STR_CONTAINS(d.reason, "still capped");
+}
+
 static void
 cap_is_reported_again_after_the_load_fitted(void)
 {
@@ -521,6 +562,7 @@ main(void)
 
 	RUN_TEST(suite, growth_beyond_walsizer_max_is_capped);
 	RUN_TEST(suite, capped_growth_is_reported_once_while_still_capped);
+	RUN_TEST(suite, a_growth_to_the_cap_from_seconds_warns_only_if_the_load_keeps_needing_more);
 	RUN_TEST(suite, cap_is_reported_again_after_the_load_fitted);
 	RUN_TEST(suite, disk_cap_lower_than_max_wins);
 	RUN_TEST(suite, disk_cap_above_max_or_unknown_is_ignored);

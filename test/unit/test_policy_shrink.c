@@ -348,6 +348,51 @@ capped_growth_is_provisional_and_settles(void)
 }
 
 /*
+ * A growth sized from seconds (to 1536 MB) falls short of what whole timed
+ * cycles at it then need (2 MB/s: 1440 MB; 2.5 MB/s: 1792 MB), though
+ * none was forced: it settles up to that, after the cooldown, and is no
+ * longer provisional.  Cycles that need less leave it alone (the margin).
+ */
+static void
+a_growth_short_of_whole_cycles_settles_up_to_them(void)
+{
+	WalsizerSettings s = typical_settings();
+	WalsizerMeasurements imminent = sample_reaching(500 * MB, 600 * MB);
+	WalsizerMeasurements w = window_after_timed_cycles(2.5, 2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 16384;
+	imminent.seconds_to_timed_checkpoint = 1;
+	d = decide(&s, &imminent, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 1536);
+	s.current_mb = d.new_mb;
+
+	d = decide(&s, &w, &state);		/* the cooldown's window */
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_STR_CONTAINS(d.reason, "waiting for the cooldown before settling up to 1792 MB");
+	CHECK_EQ(state.provisional, 1);
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 1792);
+	CHECK_STR_CONTAINS(d.reason, "settling: whole checkpoint cycles at 1536 MB need 1792 MB");
+	CHECK_EQ(state.provisional, 0);
+
+	/* cycles needing a little less than the size: nothing to settle */
+	state = fresh_state();
+	s.current_mb = 1024;
+	d = decide(&s, &imminent, &state);
+	s.current_mb = d.new_mb;
+	w = window_after_timed_cycles(2, 2);	/* 1440 MB */
+	d = decide(&s, &w, &state);
+	d = decide(&s, &w, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK_EQ(d.new_mb, 1536);
+	CHECK_EQ(state.provisional, 0);
+}
+
+/*
  * The walsizer's growth settles to what whole cycles need, and a steady
  * load at that size does not grow again: its reach stays under the
  * settled size's trigger, and it is settled for good.
@@ -356,7 +401,7 @@ static void
 a_settled_size_holds_a_steady_load(void)
 {
 	WalsizerSettings s = typical_settings();
-	WalsizerMeasurements imminent = sample_reaching(500 * MB, 600 * MB);
+	WalsizerMeasurements imminent = sample_reaching(500 * MB, 1100 * MB);
 	WalsizerMeasurements w = window_after_timed_cycles(2, 2);	/* 1440 MB */
 	WalsizerMeasurements sample;
 	WalsizerPolicyState state = fresh_state();
@@ -437,6 +482,7 @@ main(void)
 	RUN_TEST(suite, settling_goes_in_one_step);
 	RUN_TEST(suite, provisional_size_close_to_the_need_is_kept);
 	RUN_TEST(suite, capped_growth_is_provisional_and_settles);
+	RUN_TEST(suite, a_growth_short_of_whole_cycles_settles_up_to_them);
 	RUN_TEST(suite, a_settled_size_holds_a_steady_load);
 	RUN_TEST(suite, a_provisional_size_under_load_waits_for_its_settle_not_a_slow_shrink);
 	return unit_exit_status();

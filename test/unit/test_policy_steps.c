@@ -265,9 +265,9 @@ imminent_growth_reason_says_what_was_projected_within_what(void)
 
 	d = decide(&s, &m, &state);
 	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
-	CHECK_EQ(d.new_mb, 2048);
+	CHECK_EQ(d.new_mb, 1536);
 	CHECK_STR_CONTAINS(d.reason,
-					   "projected 520 MB of WAL since the last checkpoint within 3 s at the recent 40 MB/s; a checkpoint is forced at 512 to 528 MB; room for it and the rest of the cycle needs 2048 MB");
+					   "projected 520 MB of WAL since the last checkpoint within 3 s at the recent 40 MB/s; a checkpoint is forced at 512 to 528 MB; room for it and the rest of the cycle needs 1536 MB");
 }
 
 /*
