@@ -20,6 +20,7 @@ import csv
 import math
 import os
 import re
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -78,9 +79,20 @@ def fmt_t(t):
     return f"{sign}{int(t // 60)}:{int(t % 60):02d}"
 
 
+def src_tree(commit):
+    """the tree of src/ at the commit the run was made from, so that runs from
+    different commits with the same source show as such"""
+    try:
+        return subprocess.run(["git", "-C", HERE, "rev-parse", "--short", f"{commit}:src"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+
+
 def load_run(rundir):
     meta = read_meta(os.path.join(rundir, "meta.csv"))
     run = {"dir": rundir, "meta": meta, "name": meta["name"]}
+    run["src_tree"] = src_tree(meta.get("source_commit", ""))
     run["start_mb"] = num(meta["start_mb"])
     run["rate"] = num(meta["rate"])
     run["init20"] = meta.get("init20") == "1"
@@ -143,6 +155,16 @@ def load_run(rundir):
     else:
         run["cycle_mb"] = None
         run["need_mb"] = None
+    # for context only (not the issue's measure): the need from every whole
+    # timed cycle of the run but the first, at whatever size, as
+    # bench/report.py computes it
+    timed_all = [c for c in cps if c["kind"].split()[0] == "time" and c["distance_kb"] is not None][1:]
+    if len(timed_all) >= 2:
+        run["need_all_mb"] = max(NEED_ROUND_MB, math.ceil(
+            (1 + run["cct"]) * NEED_HEADROOM * max(c["distance_kb"] for c in timed_all) / 1024
+            / NEED_ROUND_MB) * NEED_ROUND_MB)
+    else:
+        run["need_all_mb"] = None
     need = run["need_mb"]
     run["final_over_need"] = final / need if need and final else None
     run["peak_over_need"] = run["peak_mb"] / need if need and run["peak_mb"] else None
@@ -238,7 +260,7 @@ def main():
     L.append("")
     L.append("## Summary")
     L.append("")
-    L.append("| run | setup | code | forced by WAL (after 1st minute) | final MB | peak MB | "
+    L.append("| run | setup | commit (src tree) | forced by WAL (after 1st minute) | final MB | peak MB | "
              "need MB (cycles) | final / need | peak / need | mean TPS (rate held) | WAL MB | targets met |")
     L.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
@@ -252,7 +274,7 @@ def main():
             f"{r['mean_tps']:.1f} ({'held' if r['held'] else '**DISTURBED**'})")
         need = "n/a" if r["need_mb"] is None else f"{r['need_mb']} ({len(r['whole_cycles'])})"
         status = "" if r["complete"] else " (**incomplete**)"
-        L.append(f"| {r['name']}{status} | {describe(r)} | {m.get('source_commit', '?')} | "
+        L.append(f"| {r['name']}{status} | {describe(r)} | {m.get('source_commit', '?')} ({r['src_tree']}) | "
                  f"{len(r['forced'])} ({len(r['forced_after'])}) | {fmt_mb(r['final_mb'])} | "
                  f"{fmt_mb(r['peak_mb'])} | {need} | {fmt_ratio(r['final_over_need'])} | "
                  f"{fmt_ratio(r['peak_over_need'])} | {held} | "
@@ -268,7 +290,7 @@ def main():
                  f"completion target {r['cct']}, shared_buffers 1GB, autovacuum {m.get('autovacuum')}; "
                  f"pgbench scale {m.get('scale')}, `-R {m.get('rate')} --latency-limit={m.get('latency_limit_ms')} "
                  f"-P 5 -c {m.get('clients')} -j {m.get('threads')} -T {m.get('seconds')}`")
-        L.append(f"- library: built from commit {m.get('source_commit')}, installed "
+        L.append(f"- library: built from commit {m.get('source_commit')} (src tree {r['src_tree']}), installed "
                  f"{m.get('library_mtime_utc')} UTC, md5 {m.get('library_md5')}; load average "
                  f"{m.get('loadavg_start')} at start, {m.get('loadavg_end', '?')} at end")
         if r["init20"]:
@@ -292,14 +314,24 @@ def main():
                     f"{r['need_mb']} MB from {len(r['whole_cycles'])} whole timed cycles at the final size "
                     f"(largest {r['cycle_mb']:.0f} MB)")
                  + f"; final / need {fmt_ratio(r['final_over_need'])}, peak / need {fmt_ratio(r['peak_over_need'])}")
+        if r["need_all_mb"] is not None:
+            L.append(f"- for context (not the issue's measure): the need from all timed cycles of the run but "
+                     f"the first, at any size, is {r['need_all_mb']} MB; final / that "
+                     f"{fmt_ratio(r['final_mb'] / r['need_all_mb'])}, peak / that "
+                     f"{fmt_ratio(r['peak_mb'] / r['need_all_mb'])}")
         L.append("")
         L.append("Sizes at each minute (the last sample at or before it):")
         L.append("")
-        minutes = []
         t_end = r["samples"][-1][0] if r["samples"] else 0
+        spans = []  # [first minute, last minute, size]
         for minute in range(0, int(t_end // 60) + 1):
-            minutes.append(f"{minute}′ {fmt_mb(size_at(r, minute * 60))}")
-        L.append("`" + " · ".join(minutes) + "`")
+            mb = size_at(r, minute * 60)
+            if spans and spans[-1][2] == mb:
+                spans[-1][1] = minute
+            else:
+                spans.append([minute, minute, mb])
+        L.append("`" + " · ".join(f"{a}′ {fmt_mb(mb)}" if a == b else f"{a}′-{b}′ {fmt_mb(mb)}"
+                                  for a, b, mb in spans) + "`")
         L.append("")
         L.append("Checkpoints (from the server log):")
         L.append("")
