@@ -343,7 +343,7 @@ def main():
             L.append(f"| {fmt_t(c['t'])} | {c['kind']} | {d} | {fmt_mb(size_at(r, c['t']))} | "
                      f"{'yes' if id(c) in whole else ''} |")
         L.append("")
-        L.append("`SELECT * FROM walsizer.decisions` at the end:")
+        L.append("`SELECT * FROM walsizer.decisions` at the end (run.sh writes a reason's commas as `;`):")
         L.append("")
         L.append("| t | action | old MB | new MB | requested | timed | wal_forced | window s | confirmed | reason |")
         L.append("|---|---|---|---|---|---|---|---|---|---|")
