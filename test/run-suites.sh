@@ -5,6 +5,7 @@
 #   test/run-suites.sh [--pg-config PATH] [--no-slow-tap] [--version-tap-only] [--no-pure]
 #                      [--fuzz] [--mutation] [--bench-smoke] [--pgxn] [--monitoring] [--package]
 #   test/run-suites.sh [--pg-config PATH] --tap-only FILE...
+#   test/run-suites.sh [--pg-config PATH] --mutation-only
 #
 # As root where that major's server and headers are installed: on the host,
 # or inside a chroot made by test/chroot.sh. The tree (above this script) is
@@ -22,6 +23,9 @@
 # --tap-only builds, installs into the scratch directory (not over the
 # major's files, so several trees can be checked at once) and runs just
 # these files (paths relative to the tree); every other option is ignored.
+# --mutation-only runs the mutation check alone, without building or
+# installing the extension (it builds the pure modules in copies of its
+# own), so it can run beside another run of this script for the same major.
 #
 # Prints "PG MAJOR SUITE: N passed, N failed" per suite and, last,
 # "N passed, N failed"; a suite that cannot run counts as one failure.
@@ -33,7 +37,7 @@ usage() { sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0" >&2; exit 2; }
 say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
-pg_config=${PG_CONFIG:-pg_config} user=postgres tap_only=()
+pg_config=${PG_CONFIG:-pg_config} user=postgres tap_only=() mutation_only=0
 declare -A on=([slow-tap]=1 [pure]=1 [version-tap-only]=0 [fuzz-smoke]=0 [mutation]=0
     [bench-smoke]=0 [pgxn]=0 [monitoring]=0 [package]=0)
 while (($#)); do
@@ -42,6 +46,7 @@ while (($#)); do
         --no-slow-tap | --no-pure) on[${1#--no-}]=0 ;;
         --fuzz) on[fuzz-smoke]=1 ;;
         --version-tap-only | --mutation | --bench-smoke | --pgxn | --monitoring | --package) on[${1#--}]=1 ;;
+        --mutation-only) mutation_only=1 ;;
         --tap-only) shift; tap_only=("$@") on[slow-tap]=1 on[version-tap-only]=0; (($#)) || usage; break ;;
         *) say "unknown argument '$1'"; usage ;;
     esac
@@ -190,13 +195,16 @@ if ((${#tap_only[@]})); then
     as_user+=(TEMP_CONFIG="$conf" WALSIZER_ADVISOR="$private$bindir/pg_walsizer_advisor")
 fi
 
-banner "build and install ($version)"
+# (the mutation check alone builds what it tests itself)
 built=0
-if step "$logs/build" "${as_user[@]}" make "${make_vars[@]}" &&
-    step "$logs/install" make "${make_vars[@]}" "${install_args[@]}"; then
-    built=1
-else
-    say "build or make install failed: the server suites cannot run"
+if ((!mutation_only)); then
+    banner "build and install ($version)"
+    if step "$logs/build" "${as_user[@]}" make "${make_vars[@]}" &&
+        step "$logs/install" make "${make_vars[@]}" "${install_args[@]}"; then
+        built=1
+    else
+        say "build or make install failed: the server suites cannot run"
+    fi
 fi
 
 # pg_regress: the Makefile's REGRESS order (later tests may rely on earlier
@@ -338,6 +346,8 @@ run_package() {
 # The suites in order, and whether each needs the build.
 if ((${#tap_only[@]})); then
     suites=(tap)
+elif ((mutation_only)); then
+    suites=(mutation)
 else
     suites=(makefile regress tap)
     ((!on[pure])) || suites+=(unit sim)
@@ -355,6 +365,6 @@ for s in "${suites[@]}"; do
     esac
 done
 
-((${#tap_only[@]})) || { echo; printf '%s\n' "${summary[@]}"; }
+((${#tap_only[@]} || mutation_only)) || { echo; printf '%s\n' "${summary[@]}"; }
 echo "$total_pass passed, $total_fail failed"
 ((total_fail == 0))
