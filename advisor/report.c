@@ -43,6 +43,28 @@ report_apply_command(char *buf, size_t len, int64_t size_mb)
 			 size_mb);
 }
 
+/*
+ * The same size through an HA manager that owns postgresql.conf: Patroni's
+ * dynamic configuration (stored in its DCS, written to every node's
+ * postgresql.conf), and a CloudNativePG Cluster resource (whose operator
+ * sets allow_alter_system = off on PostgreSQL 17 and later).  docs/ha.md.
+ */
+void
+report_patroni_command(char *buf, size_t len, int64_t size_mb)
+{
+	snprintf(buf, len,
+			 "patronictl edit-config -s postgresql.parameters.max_wal_size=%" PRId64 "MB",
+			 size_mb);
+}
+
+void
+report_cloudnativepg_snippet(char *buf, size_t len, int64_t size_mb)
+{
+	snprintf(buf, len,
+			 "spec.postgresql.parameters.max_wal_size: \"%" PRId64 "MB\"",
+			 size_mb);
+}
+
 void
 report_text(FILE *out, const ReportRow *row)
 {
@@ -85,6 +107,10 @@ report_text(FILE *out, const ReportRow *row)
 		fprintf(out, "  apply: %s\n", apply);
 		fprintf(out, "         or, where ALTER SYSTEM is not allowed (a managed service): set the parameter max_wal_size to %" PRId64 "MB\n",
 				a->recommended_mb);
+		report_patroni_command(apply, sizeof(apply), a->recommended_mb);
+		fprintf(out, "         or, under Patroni: %s\n", apply);
+		report_cloudnativepg_snippet(apply, sizeof(apply), a->recommended_mb);
+		fprintf(out, "         or, in a CloudNativePG Cluster: %s\n", apply);
 	}
 	if (a->needed_mb > a->recommended_mb && a->recommended_mb >= a->cap_mb)
 		fprintf(out, "  capped: the load needs %" PRId64 "MB, above the cap of %" PRId64 "MB (%s)\n",
@@ -280,6 +306,10 @@ json_recommendation(JsonObject *o, const ReportRow *row)
 	json_text(o, "basis", decided ? a->basis : NULL);
 	report_apply_command(apply, sizeof(apply), a->recommended_mb);
 	json_text(o, "apply", to_apply ? apply : NULL);
+	report_patroni_command(apply, sizeof(apply), a->recommended_mb);
+	json_text(o, "apply_patroni", to_apply ? apply : NULL);
+	report_cloudnativepg_snippet(apply, sizeof(apply), a->recommended_mb);
+	json_text(o, "apply_cloudnativepg", to_apply ? apply : NULL);
 }
 
 void

@@ -41,5 +41,8 @@ extern void report_json(FILE *out, const ReportRow *rows, int count,
 /* The action walsizer.recommendation would name for verdict, or NULL. */
 extern const char *report_action_name(AdvisorVerdict verdict);
 extern void report_apply_command(char *buf, size_t len, int64_t size_mb);
+/* The same size as a Patroni command and a CloudNativePG Cluster field. */
+extern void report_patroni_command(char *buf, size_t len, int64_t size_mb);
+extern void report_cloudnativepg_snippet(char *buf, size_t len, int64_t size_mb);
 
 #endif							/* WALSIZER_REPORT_H */

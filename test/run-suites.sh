@@ -101,6 +101,9 @@ else
 fi
 # Where the exporter is installed, test 240 skipping would only hide that it never ran.
 [[ ! -x /usr/bin/prometheus-postgres-exporter ]] || env+=(WALSIZER_REQUIRE_EXPORTER=1)
+# Likewise test 290 where Patroni and etcd are installed (test/pg-matrix.sh
+# installs them on the host, for 15; the chroots have neither, and there it skips).
+[[ ! -x /usr/bin/patroni || ! -x /usr/bin/etcd ]] || env+=(WALSIZER_REQUIRE_PATRONI=1)
 
 # Commands run with a predictable environment: the major's binaries first
 # (pg_regress, prove and the TAP modules look there), HOME in the scratch.

@@ -8,6 +8,8 @@
  * input, never a run on the default server.  The JSON document carries
  * the advisor's version and time, names actions and columns as the SQL
  * API does (walsizer.recommendation), and says null for what is unknown.
+ * Where there is something to apply, the text and the JSON give it as
+ * ALTER SYSTEM, as a patronictl command and as a CloudNativePG field.
  *
  *-------------------------------------------------------------------------
  */
@@ -177,10 +179,15 @@ json_names_actions_as_the_sql_api(void)
 	CHECK_STR_CONTAINS(json, "\"wal_forced\": 0");
 	CHECK_STR_CONTAINS(json, "\"error\": null");
 	CHECK_STR_CONTAINS(json, "\"apply\": null");
+	CHECK_STR_CONTAINS(json, "\"apply_patroni\": null");
+	CHECK_STR_CONTAINS(json, "\"apply_cloudnativepg\": null");
 	a.verdict = ADVISOR_GROW_CAPPED;
 	to_json(&row, 1);
 	CHECK_STR_CONTAINS(json, "\"action\": \"capped\"");
-	CHECK_STR_CONTAINS(json, "\"apply\": \"ALTER SYSTEM SET max_wal_size");
+	CHECK_STR_CONTAINS(json, "\"apply\": \"ALTER SYSTEM SET max_wal_size = '1024MB'; SELECT pg_reload_conf();\"");
+	CHECK_STR_CONTAINS(json, "\"apply_patroni\": \"patronictl edit-config -s postgresql.parameters.max_wal_size=1024MB\"");
+	/* a JSON string holding the YAML's quotes */
+	CHECK_STR_CONTAINS(json, "\"apply_cloudnativepg\": \"spec.postgresql.parameters.max_wal_size: \\\"1024MB\\\"\"");
 }
 
 static void
@@ -207,6 +214,40 @@ json_says_null_for_what_is_unknown(void)
 	CHECK(strstr(json, "\"recommended_mb\": 0") == NULL);
 }
 
+/* Beside ALTER SYSTEM, the same size for Patroni and for CloudNativePG. */
+static void
+text_names_the_ha_managers_commands(void)
+{
+	AdvisorServerFacts facts = {.major = 17};
+	Advice		a = {.verdict = ADVISOR_GROW, .current_mb = 64,
+		.recommended_mb = 704, .needed_mb = 704, .cap_mb = 4096, .seconds = 60,
+		.wal_bytes = 1 << 20, .reason = "r", .basis = "b"};
+	ReportRow	row = {.label = "db1:5432/postgres", .facts = &facts,
+	.advice = &a, .sampled = true};
+	FILE	   *out = tmpfile();
+	size_t		n;
+
+	report_text(out, &row);
+	rewind(out);
+	n = fread(json, 1, TEXT_SIZE - 1, out);
+	json[n] = '\0';
+	fclose(out);
+	CHECK_STR_CONTAINS(json, "  apply: ALTER SYSTEM SET max_wal_size = '704MB'; SELECT pg_reload_conf();\n");
+	CHECK_STR_CONTAINS(json, "         or, under Patroni: patronictl edit-config -s postgresql.parameters.max_wal_size=704MB\n");
+	CHECK_STR_CONTAINS(json, "         or, in a CloudNativePG Cluster: spec.postgresql.parameters.max_wal_size: \"704MB\"\n");
+	/* nothing to apply: no command at all */
+	a.verdict = ADVISOR_KEEP;
+	out = tmpfile();
+	report_text(out, &row);
+	rewind(out);
+	n = fread(json, 1, TEXT_SIZE - 1, out);
+	json[n] = '\0';
+	fclose(out);
+	CHECK_STR_CONTAINS(json, "  apply: nothing to change\n");
+	CHECK(strstr(json, "patronictl") == NULL);
+	CHECK(strstr(json, "CloudNativePG") == NULL);
+}
+
 int
 main(void)
 {
@@ -227,6 +268,7 @@ main(void)
 	RUN_TEST(suite, json_carries_the_version_and_the_time);
 	RUN_TEST(suite, json_names_actions_as_the_sql_api);
 	RUN_TEST(suite, json_says_null_for_what_is_unknown);
+	RUN_TEST(suite, text_names_the_ha_managers_commands);
 	unlink(servers_file("empty", ""));
 	unlink(servers_file("comments", ""));
 	unlink(servers_file("two", ""));
