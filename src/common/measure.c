@@ -300,6 +300,41 @@ start_window(WalsizerMeasure *ms, int64_t carried_moves,
 	ms->next_window_at_us = time_after_us(ms->window.at_us, set->window_s);
 }
 
+/*
+ * How far the insert position jumped over the rest of a segment between
+ * two samples, or 0.  A segment switch (pg_switch_wal(), archive_timeout, a
+ * base backup's start and stop) ends the segment at once: the next record
+ * goes at the start of the next one.  Those positions count towards a
+ * forced checkpoint like any WAL, and the redo distance and whole cycles
+ * keep them, but they are a step, not a rate: the recent rate would
+ * extrapolate the 16 MB that one pg_basebackup skips on an idle server into
+ * a load writing megabytes a second.  A sample that lands within the first
+ * SWITCH_LANDING_BYTES of a later segment than the previous sample's is
+ * taken for a switch (or several), and everything from the previous
+ * position to that segment's start is left out of the recent rate.  The
+ * landing allows for the few records and page images that follow a switch
+ * within a sample interval (the checkpoint a base backup requests, the
+ * first changes after it).  A load that crossed the boundary by itself and
+ * happens to land there loses at most one sample interval's WAL from the
+ * rate.  (A server's insert position is never at a segment's very start,
+ * always past its page header: a position there is no switch's landing.)
+ */
+#define SWITCH_LANDING_BYTES (64 * 1024)
+
+static uint64_t
+segment_switch_skipped(uint64_t previous_lsn, uint64_t lsn, int64_t segment_bytes)
+{
+	uint64_t	segment;
+
+	if (segment_bytes <= 0 || lsn <= previous_lsn)
+		return 0;
+	segment = (uint64_t) segment_bytes;
+	if (lsn / segment == previous_lsn / segment ||
+		lsn % segment == 0 || lsn % segment >= SWITCH_LANDING_BYTES)
+		return 0;
+	return lsn - lsn % segment - previous_lsn;
+}
+
 /* Begin measuring at the first sample: empty history, a new window. */
 void
 walsizer_measure_start(WalsizerMeasure *ms, const WalsizerSample *first,
@@ -362,9 +397,14 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 		}
 		note_cycle(ms, previous->redo_lsn, sample, far, set);
 	}
+	ms->switched_bytes += segment_switch_skipped(previous->insert_lsn,
+												 sample->insert_lsn,
+												 set->segment_bytes);
 	ms->latest = *sample;
 
-	measure_ring_push(&ms->recent, sample->at_us, sample->insert_lsn,
+	measure_ring_push(&ms->recent, sample->at_us,
+					  sample->insert_lsn > ms->switched_bytes ?
+					  sample->insert_lsn - ms->switched_bytes : 0,
 					  ms->fpi_bytes, ms->stat_bytes);
 	/* enough points to cover the horizon, but never more than one a sample */
 	history_step_us = (int64_t) set->sample_interval_ms * 1000;

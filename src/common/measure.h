@@ -121,6 +121,8 @@ typedef struct WalsizerMeasure
 	WalsizerSample latest;		/* the newest sample */
 	uint64_t	fpi_bytes;		/* image bytes so far, as WalPoint's */
 	uint64_t	stat_bytes;		/* WAL bytes so far, as WalPoint's */
+	uint64_t	switched_bytes; /* WAL positions segment switches skipped
+								 * so far; the recent ring leaves them out */
 	int64_t		last_redo_move_at_us;	/* 0 until a checkpoint was seen */
 	bool		next_redo_move_unjudged;	/* the next redo pointer move
 											 * starts a cycle but says

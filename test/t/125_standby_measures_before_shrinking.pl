@@ -1,3 +1,8 @@
+# walsizer-test: version-dependent
+# (a standby's restartpoints and replayed WAL: the counters it reads moved
+# to pg_stat_checkpointer in 17, which counts restartpoints apart from 17
+# on; test/pg-matrix.sh runs it on every major)
+#
 # A standby measures its load over whole checkpoint_timeouts of replayed
 # WAL.  Until its worker has seen one, a window that replayed little says
 # nothing about the load: it is no quiet window, and the standby does not

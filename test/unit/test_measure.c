@@ -575,6 +575,89 @@ recent_rate_needs_three_samples_with_slow_sampling(void)
 	}
 }
 
+/*
+ * A segment switch on an idle server (a base backup's start and stop,
+ * pg_switch_wal(), archive_timeout) moves the insert position to the next
+ * segment's start at once.  Those positions count towards the redo
+ * distance, but they are a step, not a rate: the recent rate, and the
+ * reach projected from it, must not take one pg_basebackup for a load
+ * writing megabytes a second.
+ */
+static void
+a_segment_switch_is_a_step_not_a_recent_rate(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.insert_lsn += 3 * BYTES_PER_MB;
+	walsizer_measure_start(&ms, &s, &set);
+	for (int i = 0; i < 3; i++)
+	{
+		s.at_us += SECOND;
+		s.insert_lsn += 1000;	/* idle: a few records a second */
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	/* the switch: the rest of segment 10 skipped, a checkpoint record */
+	s.at_us += SECOND;
+	s.insert_lsn = 11 * SEGMENT + 120;
+	walsizer_measure_add(&ms, &s, &set);
+	s.at_us += SECOND;
+	s.insert_lsn += 1000;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate_valid);
+	CHECK_CMP(m.recent_rate, <, 0.1 * BYTES_PER_MB);
+	/* the skipped positions still count towards a forced checkpoint */
+	CHECK_UEQ(m.wal_since_redo_bytes, SEGMENT + 120 + 1000);
+	CHECK_CMP((double) m.reach_bytes, <, (double) m.wal_since_redo_bytes + 0.1 * BYTES_PER_MB);
+
+	/* two switches within one sample (a backup's stop, pg_switch_wal()) */
+	s.at_us += SECOND;
+	s.insert_lsn = 13 * SEGMENT + 20000;
+	walsizer_measure_add(&ms, &s, &set);
+	s.at_us += SECOND;
+	s.insert_lsn += 1000;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.recent_rate, <, 0.1 * BYTES_PER_MB);
+}
+
+/*
+ * A load that crosses into the next segment by itself keeps its rate; a
+ * sample that happens to land within the first few kilobytes of a segment,
+ * which looks like a switch, costs the rate at most that one interval.
+ */
+static void
+a_load_crossing_segments_keeps_its_recent_rate(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.insert_lsn += 100;
+	walsizer_measure_start(&ms, &s, &set);
+	for (int i = 0; i < 10; i++)
+	{
+		write_for_one_second(&s, 6);	/* lands at 6, 12, 2, 8, 14, 4 ... MB */
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_RATE(m.recent_rate, 6);
+
+	/* one second that ends 100 bytes into the next segment */
+	s.at_us += SECOND;
+	s.insert_lsn = (s.insert_lsn / SEGMENT + 1) * SEGMENT + 100;
+	walsizer_measure_add(&ms, &s, &set);
+	for (int i = 0; i < 2; i++)
+	{
+		write_for_one_second(&s, 6);
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK_CMP(m.recent_rate, >=, 0.75 * 6 * BYTES_PER_MB);
+}
+
 static void
 peak_rate_is_the_worst_whole_cycle(void)
 {
@@ -1488,6 +1571,8 @@ main(void)
 	RUN_TEST(suite, a_reset_window_carries_only_the_far_moves_after_the_reset);
 	RUN_TEST(suite, recent_rate_needs_two_seconds_then_takes_the_higher_span);
 	RUN_TEST(suite, recent_rate_needs_three_samples_with_slow_sampling);
+	RUN_TEST(suite, a_segment_switch_is_a_step_not_a_recent_rate);
+	RUN_TEST(suite, a_load_crossing_segments_keeps_its_recent_rate);
 	RUN_TEST(suite, peak_rate_is_the_worst_whole_cycle);
 	RUN_TEST(suite, peak_rate_before_a_whole_cycle_is_the_average_so_far);
 	RUN_TEST(suite, peak_rate_forgets_a_burst_older_than_the_horizon);
