@@ -15,6 +15,8 @@
 #   nothing.
 # - upgrade: after a restart and ALTER EXTENSION UPDATE from 1.4 the size,
 #   the decisions and a DBA's view on 1.4's status() are kept.
+# - quickstart: the three queries of the quick start run, newest decision
+#   first.
 # - uninstall: the library is gone from the list (the others stay), the
 #   server runs postgresql.conf's max_wal_size again, nothing of pg_walsizer
 #   is left: no worker, no extension, no state file, no max_wal_size line
@@ -42,10 +44,12 @@ sub readme_block
 
 # Runs a README block against $node: shell lines through bash (stopping at
 # the first failure), the service restart as a restart of the node.
+# Returns what the commands printed.
 sub run_documented
 {
 	my ($node, $name) = @_;
 	my @chunk;
+	my $printed = '';
 	my $flush = sub {
 		return unless @chunk;
 		my $script = join("\n", @chunk) . "\n";
@@ -57,6 +61,7 @@ sub run_documented
 		my $ok = IPC::Run::run([ 'bash', '-e', '-o', 'pipefail', '-c', $script ],
 			'>', \$out, '2>', \$err);
 		ok($ok, "$name: the documented commands ran") or diag("$script\n$err");
+		$printed .= $out;
 	};
 	for my $line (readme_block($name))
 	{
@@ -72,6 +77,7 @@ sub run_documented
 		push @chunk, $line;
 	}
 	$flush->();
+	return $printed;
 }
 
 my $node = PostgreSQL::Test::Cluster->new('lifecycle');
@@ -165,6 +171,27 @@ is($node->safe_psql('postgres', 'SELECT max_wal_size_mb FROM dba_size'),
 $node->safe_psql('postgres', 'DROP VIEW dba_size');
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET walsizer.enable');
 $node->reload;
+
+# --- quick start ---------------------------------------------------------
+# The three queries run as written, and the decisions come newest first:
+# a DBA's change adopted makes sure there are at least two to order.
+my $decisions_now = $node->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions');
+$node->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '200MB'");
+$node->reload;
+wait_for($node, "SELECT count(*) > $decisions_now FROM walsizer.decisions",
+	'quick start: the DBA\'s change is recorded');
+my $shown = run_documented($node, 'quickstart');
+like($shown, qr/next_reason\s*\|/, 'quick start: status shows the next reason');
+like($shown, qr/reason\s*\|/, 'quick start: last_change shows its reason');
+my @at = split /\n/, $node->safe_psql('postgres',
+	'SELECT at FROM walsizer.decisions ORDER BY at DESC LIMIT 10');
+cmp_ok(scalar(@at), '>=', 2, 'quick start: at least two decisions to order');
+# the decisions' table (the aligned one; status and last_change are expanded)
+my $table = substr($shown, index($shown, ' | action | '));
+cmp_ok(index($table, $at[-1]), '>=', 0,
+	'quick start: the decisions are listed, down to the tenth newest');
+cmp_ok(index($table, $at[0]), '<', index($table, $at[-1]),
+	'quick start: the newest decision is listed before older ones');
 
 # --- uninstall -----------------------------------------------------------
 my $state_file = $node->data_dir . '/pg_walsizer.state';
