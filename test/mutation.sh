@@ -12,8 +12,18 @@
 # builds it and runs make unit, sim and fuzz-smoke there.  A mutant is
 # killed when one of them fails (or hangs past MUTATION_TIMEOUT); it
 # survives when all pass, which means no test notices that change of
-# behaviour.  Prints the score (killed / killed + survived) and every
-# survivor, and exits 1 when the score is below MUTATION_MIN_SCORE.
+# behaviour.  Prints the score (killed / killed + survived) of each pure
+# module, the file its mutants were found in, and the overall one, then
+# every survivor; exits 1 when the overall score or that of any module
+# with mutants run is below MUTATION_MIN_SCORE, e.g.
+#
+#	mutation score per module (at least 90 % needed):
+#	  advisor/options.c             8/8 killed (100 %)
+#	  src/common/measure_rates.c    1/3 killed (33 %)  BELOW 90 %
+#	mutation score: 17/21 killed (80 %, at least 90 % needed)
+#
+# Every pure module must have mutations in the list: one that has none is
+# an ERROR (exit 2, --check and --list included), named in the output.
 #
 # A mutation is found by its function and its pattern, not by its place:
 # "function" names the C function (or macro) whose definition holds the
@@ -87,8 +97,9 @@ fuzz_runs=${MUTATION_FUZZ_RUNS:-10000}
 suite_timeout=${MUTATION_TIMEOUT:-300}
 
 # The files mutations may change: the pure modules only (every file of
-# src/common/ and the advisor's two pure ones).
-pure_modules="$(cd "$top" && echo src/common/*.c) advisor/advice.c advisor/sample_trace.c"
+# src/common/ and the advisor's four pure ones).  Each needs mutations.
+pure_modules="$(cd "$top" && echo src/common/*.c) advisor/advice.c advisor/sample_trace.c
+	advisor/options.c advisor/report.c"
 
 # make in a copy: test/pure.mk alone, sanitizer-free unit and sim builds.
 pure_make=(make -s -f test/pure.mk srcdir=. PURE_SANITIZE= FUZZ_RUNS="$fuzz_runs"
@@ -204,7 +215,7 @@ perl -e '
 	my ($list, $out, $top, $only, $show, @modules) = @ARGV;
 	my %module = map { $_ => 1 } @modules;
 	my %known = map { $_ => 1 } qw(id function file what from to occurrence);
-	my (@blocks, $block, %seen, $errors);
+	my (@blocks, $block, %seen, $errors, %mutated);
 	open(my $in, "<", $list) or die "mutation: $list: $!\n";
 	while (my $line = <$in>) {
 		chomp $line;
@@ -294,6 +305,7 @@ perl -e '
 		if ($nth !~ /^[1-9]\d*$/) { error($b, "the original text occurs $count times in $fn ($file): give an occurrence"); next; }
 		if ($nth > $count) { error($b, "occurrence $nth, but the original text occurs $count times in $fn ($file)"); next; }
 		$at = $at[$nth - 1];
+		$mutated{$file}++;
 		if ($show) {
 			my $line = 1 + (substr($text, 0, $at) =~ tr/\n//);
 			printf "  %-5s %s:%d %s%s\n", $b->{id}, $file, $line, $fn,
@@ -308,6 +320,12 @@ perl -e '
 			print $f $_->[1];
 			close($f);
 		}
+	}
+	# every pure module is mutated (its score is checked), at least once
+	for my $m (@modules) {
+		next if $mutated{$m};
+		print "ERROR $m: a pure module with no mutations in $list; add some\n";
+		$errors++;
 	}
 	exit($errors ? 2 : 0);
 ' "$list" "$work/mutants" "$work/snapshot" "${MUTATION_ONLY:-}" "$list_only" $pure_modules
@@ -350,24 +368,43 @@ find "$work/mutants" -mindepth 1 -maxdepth 1 | sort |
 
 killed=0 survived=0 broken=0
 survivors=""
+# per module (the file each mutant was found in): killed and scored
+declare -A module_killed module_scored
 for mutant in $(find "$work/mutants" -mindepth 1 -maxdepth 1 | sort); do
 	id=$(basename "$mutant")
+	module=$(cat "$mutant/file")
 	result=$(cat "$work/results/$id" 2>/dev/null || echo error)
 	case $result in
 		pass)
 			survived=$((survived + 1))
-			survivors="$survivors$(printf '  %-6s %-20s %-28s %s' "$id" "$(cat "$mutant/file")" "$(cat "$mutant/function")" "$(cat "$mutant/what")")
+			module_scored[$module]=$((${module_scored[$module]:-0} + 1))
+			survivors="$survivors$(printf '  %-6s %-20s %-28s %s' "$id" "$module" "$(cat "$mutant/function")" "$(cat "$mutant/what")")
 "
 			;;
 		invalid | error) broken=$((broken + 1)) ;;
-		*) killed=$((killed + 1)) ;;
+		*)
+			killed=$((killed + 1))
+			module_killed[$module]=$((${module_killed[$module]:-0} + 1))
+			module_scored[$module]=$((${module_scored[$module]:-0} + 1))
+			;;
 	esac
 done
 
 scored=$((killed + survived))
+failed=''
 echo
 echo "mutation: $((($(date +%s) - start))) s"
 if [ $scored -gt 0 ]; then
+	echo "mutation score per module (at least $min_score % needed):"
+	for module in $(printf '%s\n' "${!module_scored[@]}" | sort); do
+		k=${module_killed[$module]:-0} n=${module_scored[$module]}
+		below=''
+		if [ $((k * 100)) -lt $((min_score * n)) ]; then
+			below="  BELOW $min_score %"
+			failed=1
+		fi
+		printf '  %-28s %4s killed (%d %%)%s\n' "$module" "$k/$n" $((k * 100 / n)) "$below"
+	done
 	echo "mutation score: $killed/$scored killed ($((killed * 100 / scored)) %, at least $min_score % needed)"
 fi
 if [ $survived -gt 0 ]; then
@@ -380,6 +417,11 @@ if [ $broken -gt 0 ]; then
 	exit 2
 fi
 if [ $((killed * 100)) -lt $((min_score * scored)) ]; then
+	echo "mutation: the overall score is below $min_score %" >&2
+	exit 1
+fi
+if [ -n "$failed" ]; then
+	echo "mutation: a module's score is below $min_score % (BELOW above)" >&2
 	exit 1
 fi
 exit 0

@@ -181,7 +181,8 @@ fuzz-corpus: $(PURE_BUILD)/fuzz/make_corpus
 # --- mutation -------------------------------------------------------------
 
 # Each mutation of test/mutations.txt in a copy of the tree, against unit,
-# sim and fuzz-smoke; fails below MUTATION_MIN_SCORE (see test/mutation.sh).
+# sim and fuzz-smoke; fails below MUTATION_MIN_SCORE overall or in any pure
+# module (see test/mutation.sh).
 .PHONY: mutation
 mutation:
 	@CC='$(CC)' FUZZ_CC='$(FUZZ_CC)' PROVE='$(or $(PROVE),prove)' \

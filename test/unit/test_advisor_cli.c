@@ -5,11 +5,16 @@
  *		(advisor/options.c, advisor/report.c).
  *
  * A servers file that names no server, or that cannot be read, is bad
- * input, never a run on the default server.  The JSON document carries
- * the advisor's version and time, names actions and columns as the SQL
- * API does (walsizer.recommendation), and says null for what is unknown.
+ * input, never a run on the default server.  Times and sizes take the
+ * units the extension's settings do (ms, s, min, h; MB, GB, TB, 1024 to
+ * the next), and a value out of bounds or in a unit it does not know is
+ * bad input, never a guess; a trace is one server's.  The JSON document
+ * carries the advisor's version and time, names actions and columns as the
+ * SQL API does (walsizer.recommendation), and says null for what is
+ * unknown.
  * Where there is something to apply, the text and the JSON give it as
  * ALTER SYSTEM, as a patronictl command and as a CloudNativePG field.
+ * A fleet is one array, and control characters in a message are escaped.
  *
  *-------------------------------------------------------------------------
  */
@@ -134,6 +139,114 @@ bad_input_and_unreachable_servers_exit_differently(void)
 	CHECK_STR_CONTAINS(messages, "pg_walsizer_advisor: error: invalid value for --duration");
 }
 
+/* Parse one option alone; 0 or EXIT_BAD_INPUT. */
+static int
+parse_one(const char *option, Options *o)
+{
+	char	   *argv[] = {"pg_walsizer_advisor", (char *) option, NULL};
+
+	return parse(2, argv, o);
+}
+
+/* A time is seconds unless it says ms, s, min or h. */
+static void
+times_take_their_units(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_one("--duration=90", &o), 0);
+	CHECK(o.duration_s == 90);
+	CHECK_EQ(parse_one("--duration=15min", &o), 0);
+	CHECK(o.duration_s == 900);
+	CHECK_EQ(parse_one("--duration=2h", &o), 0);
+	CHECK(o.duration_s == 7200);
+	CHECK_EQ(parse_one("--sample-interval=500ms", &o), 0);
+	CHECK(o.advisor.sample_interval_s == 0.5);
+	CHECK_EQ(parse_one("--interval=5min", &o), 0);
+	CHECK(o.advisor.window_s == 300);
+	/* at most 7 days, and a unit the advisor knows */
+	CHECK_EQ(parse_one("--duration=169h", &o), EXIT_BAD_INPUT);
+	CHECK_EQ(parse_one("--duration=1d", &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "invalid value for --duration: \"1d\"");
+}
+
+/* A run that samples nothing is bad input, not a recommendation. */
+static void
+a_duration_of_zero_is_bad_input(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_one("--duration=0", &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "invalid value for --duration: \"0\"");
+	CHECK_EQ(parse_one("--duration=0min", &o), EXIT_BAD_INPUT);
+}
+
+/* --max as walsizer.max: MB unless it says GB or TB, 1024 to the next. */
+static void
+sizes_take_their_units(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_one("--max=4096", &o), 0);
+	CHECK_EQ(o.advisor.max_mb, 4096);
+	CHECK_EQ(parse_one("--max=512MB", &o), 0);
+	CHECK_EQ(o.advisor.max_mb, 512);
+	CHECK_EQ(parse_one("--max=4GB", &o), 0);
+	CHECK_EQ(o.advisor.max_mb, 4096);
+	CHECK_EQ(parse_one("--max=1TB", &o), 0);
+	CHECK_EQ(o.advisor.max_mb, 1024 * 1024);
+	/* a unit it does not know is bad input, never MB */
+	CHECK_EQ(parse_one("--max=4kB", &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "invalid value for --max: \"4kB\"");
+	CHECK_EQ(parse_one("--max=4G", &o), EXIT_BAD_INPUT);
+	/* below max_wal_size's two segments */
+	CHECK_EQ(parse_one("--max=1MB", &o), EXIT_BAD_INPUT);
+}
+
+/* As walsizer.max_recovery_time: 0 turns the bound off. */
+static void
+a_max_recovery_time_of_zero_turns_the_bound_off(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_one("--max-recovery-time=0", &o), 0);
+	CHECK(o.advisor.max_recovery_s == 0);
+	CHECK_EQ(parse_one("--max-recovery-time=2min", &o), 0);
+	CHECK(o.advisor.max_recovery_s == 120);
+	CHECK_EQ(parse_one("--max-recovery-time=-1", &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "invalid value for --max-recovery-time");
+}
+
+/* As walsizer.replay_rate: MB/s of 1024 * 1024 bytes, above 0. */
+static void
+the_replay_rate_is_in_mb_per_second(void)
+{
+	Options		o;
+
+	CHECK_EQ(parse_one("--replay-rate=20", &o), 0);
+	CHECK(o.advisor.replay_rate_bytes_s == 20.0 * 1024 * 1024);
+	CHECK_EQ(parse_one("--replay-rate=0", &o), EXIT_BAD_INPUT);
+	CHECK_EQ(parse_one("--replay-rate=20MB/s", &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "invalid value for --replay-rate: \"20MB/s\"");
+}
+
+/* A trace is one server's: --record takes one, --replay none. */
+static void
+a_trace_is_one_servers(void)
+{
+	char	   *one[] = {"pg_walsizer_advisor", "--record=t.trace", "port=5432", NULL};
+	char	   *two[] = {"pg_walsizer_advisor", "--record=t.trace", "port=5432", "port=5433", NULL};
+	char	   *replay[] = {"pg_walsizer_advisor", "--replay=t.trace", "port=5432", NULL};
+	Options		o;
+
+	CHECK_EQ(parse(3, one, &o), 0);
+	CHECK_EQ(o.conninfo_count, 1);
+	CHECK_EQ(parse(4, two, &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "--record writes the trace of one server; 2 were given");
+	CHECK_EQ(parse(3, replay, &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "--replay reads a trace; it takes no server");
+}
+
 /* --- JSON ------------------------------------------------------------------- */
 
 static char *json;
@@ -146,6 +259,20 @@ to_json(const ReportRow *rows, int count)
 
 	/* 2026-01-02 03:04:05 UTC */
 	report_json(out, rows, count, (time_t) 1767323045);
+	rewind(out);
+	n = fread(json, 1, TEXT_SIZE - 1, out);
+	json[n] = '\0';
+	fclose(out);
+}
+
+/* The text report of one row, into the same buffer. */
+static void
+to_text(const ReportRow *row)
+{
+	FILE	   *out = tmpfile();
+	size_t		n;
+
+	report_text(out, row);
 	rewind(out);
 	n = fread(json, 1, TEXT_SIZE - 1, out);
 	json[n] = '\0';
@@ -214,6 +341,76 @@ json_says_null_for_what_is_unknown(void)
 	CHECK(strstr(json, "\"recommended_mb\": 0") == NULL);
 }
 
+/* Held at the cap, the text says what the load needs beyond it. */
+static void
+text_says_when_the_cap_holds_the_size_back(void)
+{
+	AdvisorServerFacts facts = {.major = 16, .redo_known = true};
+	Advice		a = {.verdict = ADVISOR_GROW_CAPPED, .current_mb = 1024,
+		.recommended_mb = 4096, .needed_mb = 6000, .cap_mb = 4096,
+		.cap_source = WALSIZER_CAP_SETTING, .seconds = 60,
+		.wal_bytes = 1 << 20, .reason = "r", .basis = "b"};
+	ReportRow	row = {.label = "db1:5432/postgres", .facts = &facts,
+	.advice = &a, .sampled = true};
+
+	to_text(&row);
+	CHECK_STR_CONTAINS(json, "  capped: the load needs 6000MB, above the cap of 4096MB (walsizer.max)\n");
+	/* below the cap there is nothing to say */
+	a.verdict = ADVISOR_GROW;
+	a.needed_mb = 2048;
+	a.recommended_mb = 2048;
+	to_text(&row);
+	CHECK(strstr(json, "capped") == NULL);
+}
+
+/* An error message may hold a newline: the JSON escapes it. */
+static void
+json_escapes_control_characters(void)
+{
+	AdvisorServerFacts facts = {0};
+	Advice		a = {.verdict = ADVISOR_UNKNOWN};
+	ReportRow	row = {.label = "db3", .facts = &facts, .advice = &a,
+	.error = "could not connect\n\tis the server running?"};
+
+	to_json(&row, 1);
+	CHECK_STR_CONTAINS(json, "\"error\": \"could not connect\\u000a\\u0009is the server running?\"");
+	CHECK(strchr(json, '\t') == NULL);
+}
+
+/* A load that needs nothing measurable has no needed size: null, not 0. */
+static void
+json_needed_mb_is_null_when_nothing_is_needed(void)
+{
+	AdvisorServerFacts facts = {.major = 15};
+	Advice		a = {.verdict = ADVISOR_KEEP, .current_mb = 1024,
+		.recommended_mb = 1024, .needed_mb = 0, .cap_mb = 4096, .seconds = 60};
+	ReportRow	row = {.label = "idle", .facts = &facts, .advice = &a,
+	.sampled = true};
+
+	to_json(&row, 1);
+	CHECK_STR_CONTAINS(json, "\"needed_mb\": null");
+	CHECK_STR_CONTAINS(json, "\"recommended_mb\": 1024");
+}
+
+/* A fleet is an array of servers, separated by commas. */
+static void
+json_lists_a_fleet_as_one_array(void)
+{
+	AdvisorServerFacts facts = {0};
+	Advice		a = {.verdict = ADVISOR_UNKNOWN};
+	ReportRow	rows[] = {
+		{.label = "db1", .facts = &facts, .advice = &a, .error = "down"},
+		{.label = "db2", .facts = &facts, .advice = &a, .error = "down"},
+		{.label = "db3", .facts = &facts, .advice = &a, .error = "down"},
+	};
+
+	to_json(rows, 3);
+	CHECK_STR_CONTAINS(json, "\"servers\": [\n  {\"server\": \"db1\", ");
+	CHECK_STR_CONTAINS(json, "},\n  {\"server\": \"db2\", ");
+	CHECK_STR_CONTAINS(json, "},\n  {\"server\": \"db3\", ");
+	CHECK_STR_CONTAINS(json, "}\n]}\n");
+}
+
 /* Beside ALTER SYSTEM, the same size for Patroni and for CloudNativePG. */
 static void
 text_names_the_ha_managers_commands(void)
@@ -265,9 +462,19 @@ main(void)
 	RUN_TEST(suite, a_directory_is_not_a_servers_file);
 	RUN_TEST(suite, a_servers_file_names_its_servers);
 	RUN_TEST(suite, bad_input_and_unreachable_servers_exit_differently);
+	RUN_TEST(suite, times_take_their_units);
+	RUN_TEST(suite, a_duration_of_zero_is_bad_input);
+	RUN_TEST(suite, sizes_take_their_units);
+	RUN_TEST(suite, a_max_recovery_time_of_zero_turns_the_bound_off);
+	RUN_TEST(suite, the_replay_rate_is_in_mb_per_second);
+	RUN_TEST(suite, a_trace_is_one_servers);
 	RUN_TEST(suite, json_carries_the_version_and_the_time);
 	RUN_TEST(suite, json_names_actions_as_the_sql_api);
 	RUN_TEST(suite, json_says_null_for_what_is_unknown);
+	RUN_TEST(suite, json_escapes_control_characters);
+	RUN_TEST(suite, json_needed_mb_is_null_when_nothing_is_needed);
+	RUN_TEST(suite, json_lists_a_fleet_as_one_array);
+	RUN_TEST(suite, text_says_when_the_cap_holds_the_size_back);
 	RUN_TEST(suite, text_names_the_ha_managers_commands);
 	unlink(servers_file("empty", ""));
 	unlink(servers_file("comments", ""));

@@ -971,6 +971,56 @@ recent_record_rate_uses_the_servers_image_bytes_when_counted(void)
 	CHECK_RATE(m.recent_record_rate, 7);
 }
 
+/*
+ * Before PostgreSQL 19 an image counts as a whole 8 kB block, but with
+ * wal_compression it takes less: a load of images alone, 4 MB/s holding
+ * 2048 of them (16 MB by the count), has no records, never a negative
+ * record rate.
+ */
+static void
+compressed_images_never_make_a_negative_record_rate(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	walsizer_measure_start(&ms, &s, &set);
+	for (int i = 0; i < 5; i++)
+	{
+		write_for_one_second(&s, 4);
+		s.wal_stat_bytes += 4 * BYTES_PER_MB;
+		s.wal_fpi += 4 * 4 * IMAGES_PER_MB;
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate_valid);
+	CHECK_RATE(m.recent_rate, 4);
+	CHECK_RATE(m.recent_record_rate, 0);
+}
+
+/*
+ * A WAL position behind the one before (a server put back to an older
+ * copy of itself under a running worker) is no WAL written: the rates
+ * over it are 0, not the 16 EB/s an unsigned difference would give.
+ */
+static void
+a_wal_position_that_went_back_is_no_rate(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	walsizer_measure_start(&ms, &s, &set);
+	run_seconds(&s, &set, 5, 4, 0);
+	write_for_one_second(&s, 0);
+	s.insert_lsn = 5 * SEGMENT;
+	walsizer_measure_add(&ms, &s, &set);
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate == 0);
+	CHECK(m.recent_record_rate == 0);
+	CHECK(m.peak_rate == 0);
+}
+
 /* A reset of the WAL statistics sets wal_fpi back: no images across it. */
 static void
 images_across_a_wal_statistics_reset_are_not_counted(void)
@@ -1587,6 +1637,8 @@ main(void)
 	RUN_TEST(suite, recent_record_rate_leaves_out_images_estimated_from_their_count);
 	RUN_TEST(suite, recent_record_rate_uses_the_servers_image_bytes_when_counted);
 	RUN_TEST(suite, images_across_a_wal_statistics_reset_are_not_counted);
+	RUN_TEST(suite, compressed_images_never_make_a_negative_record_rate);
+	RUN_TEST(suite, a_wal_position_that_went_back_is_no_rate);
 	RUN_TEST(suite, a_whole_timed_cycle_is_measured_and_counted);
 	RUN_TEST(suite, a_timed_cycle_lasts_most_of_checkpoint_timeout);
 	RUN_TEST(suite, a_forced_cycle_is_not_a_timed_one);

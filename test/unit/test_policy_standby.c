@@ -9,7 +9,8 @@
  * imminent one are no evidence (growing for them would never end), and
  * restartpoint cycles do not say what the load needs: the size follows
  * the replayed WAL over whole checkpoint_timeouts, up at a window end,
- * down when a growth proves more than the margin above it.
+ * down when a growth proves more than the margin above it.  walsizer.min
+ * is its floor, and a cap is reported once per stretch of load beyond it.
  *
  *-------------------------------------------------------------------------
  */
@@ -228,6 +229,50 @@ growth_beyond_the_cap_stops_at_the_cap(void)
 	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
 }
 
+/* walsizer.min is a standby's floor too: it grows to it, not below. */
+static void
+growth_stops_no_lower_than_walsizer_min(void)
+{
+	WalsizerSettings s = standby_settings(64);
+	WalsizerMeasurements m = standby_window(2);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.min_mb = 2048;
+	d = decide(&s, &m, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_GROW);
+	CHECK_EQ(d.new_mb, 2048);
+}
+
+/*
+ * Held at the cap, a standby says so once; once the load has fitted under
+ * the cap again, a load beyond it is news, said (and warned of) again.
+ */
+static void
+a_load_beyond_the_cap_again_is_reported_again(void)
+{
+	WalsizerSettings s = standby_settings(1024);
+	WalsizerMeasurements heavy = standby_window(2);
+	WalsizerMeasurements light = standby_window(0.5);
+	WalsizerPolicyState state = fresh_state();
+	WalsizerDecision d;
+
+	s.max_mb = 1024;
+	d = decide(&s, &heavy, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_CAPPED);
+	CHECK(d.warn);
+	d = decide(&s, &heavy, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	CHECK(!d.warn);
+	CHECK_STR_CONTAINS(d.reason, "still capped at 1024 MB");
+	d = decide(&s, &light, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_NONE);
+	d = decide(&s, &heavy, &state);
+	CHECK_EQ(d.action, WALSIZER_ACTION_CAPPED);
+	CHECK(d.warn);
+	CHECK_STR_CONTAINS(d.reason, "the load needs 1440 MB but the cap (walsizer.max) is 1024 MB");
+}
+
 static void
 a_growth_settles_once_the_peak_has_left_the_horizon(void)
 {
@@ -331,6 +376,8 @@ main(void)
 	RUN_TEST(suite, decides_only_at_window_ends);
 	RUN_TEST(suite, growth_waits_for_the_cooldown);
 	RUN_TEST(suite, growth_beyond_the_cap_stops_at_the_cap);
+	RUN_TEST(suite, growth_stops_no_lower_than_walsizer_min);
+	RUN_TEST(suite, a_load_beyond_the_cap_again_is_reported_again);
 	RUN_TEST(suite, a_growth_settles_once_the_peak_has_left_the_horizon);
 	RUN_TEST(suite, a_growth_within_the_margin_stays_and_is_settled);
 	RUN_TEST(suite, a_settled_size_comes_down_only_after_quiet_windows);
