@@ -110,7 +110,7 @@ for my $name (@rule_metrics)
 my $node = walsizer_node('sqlexp', conf => { 'walsizer.interval' => "'2s'" });
 my $host = $node->host;
 my $port = $node->port;
-$node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $host, '-p', $port, 'postgres' ],
+$node->command_ok([ 'pgbench', '-i', '-q', '-s', '2', '-h', $host, '-p', $port, 'postgres' ],
 	'pgbench tables created');
 $node->safe_psql('postgres',
 	'CREATE ROLE walsizer_exporter LOGIN IN ROLE pg_monitor;'
@@ -267,6 +267,10 @@ ok(pgbench_until($node,
 	'walsizer grew max_wal_size under a pgbench load, and measured it');
 
 my ($loaded, $before, $after, @missed) = scrape_between_reads($exporter_run);
+# the scrape as served, kept with the test's logs (docs/monitoring.md quotes one)
+open($fh, '>', "$PostgreSQL::Test::Utils::log_path/245_sql_exporter_scrape.txt") or die $!;
+print $fh $loaded->{_text};
+close $fh;
 for my $name (@rule_metrics)
 {
 	ok(exists $loaded->{"sql_$name"}{samples}, "$name, which the rules use, is served (as sql_$name)");
