@@ -383,6 +383,20 @@ SKIP:
 		'with the labels postgres_exporter gives them: instance and job, nothing of the exporter\'s');
 	is(join(' ', sort map { $_->{metric}{action} } @{ $stored{walsizer_decisions_total} // [] }),
 		join(' ', sort @actions), 'walsizer_decisions_total: one series per action');
+	# what Prometheus stored, kept with the test's logs (docs/monitoring.md
+	# quotes it): each series as name{labels} value
+	open(my $sfh, '>', "$PostgreSQL::Test::Utils::log_path/245_prometheus_series.txt") or die $!;
+	for my $name (@rule_metrics)
+	{
+		for my $series (sort { ($a->{metric}{action} // '') cmp ($b->{metric}{action} // '') }
+			@{ $stored{$name} // [] })
+		{
+			my %l = %{ $series->{metric} };
+			delete $l{__name__};
+			print $sfh "$name\{" . join(',', map { "$_=\"$l{$_}\"" } sort keys %l) . "} $series->{value}[1]\n";
+		}
+	}
+	close $sfh;
 	# a comparison of two metrics, as WalsizerCappedForAnHour's: one series
 	# (with the col label left in it would be none)
 	my $compared = $query->('walsizer_max_wal_size_bytes <= bool walsizer_cap_bytes') // [];
