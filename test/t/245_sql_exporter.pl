@@ -1,5 +1,6 @@
-# walsizer-test: version-dependent
-# (each major's statistics, and the exporter each Debian release ships: test/pg-matrix.sh runs it on every major)
+# Not marked version-dependent: only the matrix's host, 15, has
+# prometheus-sql-exporter and Prometheus (test/pg-matrix.sh installs
+# them); the chroots of the other majors have neither, and would skip it.
 #
 # The real prometheus-sql-exporter (justwatchcom/sql_exporter), given
 # monitoring/sql_exporter.yml, serves every metric the alerting rules use,
