@@ -20,6 +20,10 @@
 #     master and metrics, each metric a GAUGE, COUNTER or LABEL with a
 #     description, every column the SQL selects described, and the metric
 #     names the rules use all defined
+#   - monitoring/sql_exporter.yml (prometheus-sql-exporter): the same
+#     queries word for word, a metric per column, named and described as
+#     in the queries file, the metrics the rules use all defined; and
+#     promtool check config on monitoring/sql_exporter.scrape.yml
 # promtool is Debian's prometheus package. Exits 1 if anything failed.
 set -uo pipefail
 
@@ -230,6 +234,64 @@ sys.exit(1 if problems else 0)
 EOF
 ) && ok=1 || ok=0
 result $ok "the queries file ${queries##*/} is well-formed and defines what the rules use" "$out"
+
+# monitoring/sql_exporter.yml (prometheus-sql-exporter's config): the
+# queries file's queries word for word, one metric per column that is not
+# a label, named prefix_column (the exporter adds sql_), with the queries
+# file's description and labels, every metric the rules use defined; and
+# the Prometheus scrape job that takes the sql_ off is a valid config.
+sql_exporter=$mon/sql_exporter.yml
+out=$(QUERIES=$queries SQLEXP=$sql_exporter RULES=$rules python3 - <<'EOF' 2>&1
+import os, re, sys
+import yaml
+
+queries = yaml.safe_load(open(os.environ["QUERIES"]))
+conf = yaml.safe_load(open(os.environ["SQLEXP"]))
+problems = []
+wanted = {}
+for prefix, spec in queries.items():
+    if conf.get("queries", {}).get(prefix) != spec["query"]:
+        problems.append(f"queries.{prefix} is not the queries file's {prefix} query word for word")
+    labels = [c for m in spec["metrics"] for c, d in m.items() if d["usage"] == "LABEL"]
+    for m in spec["metrics"]:
+        (column, d), = m.items()
+        if d["usage"] != "LABEL":
+            wanted[f"{prefix}_{column}"] = (prefix, column, labels, d["description"])
+jobs = conf.get("jobs", [])
+if len(jobs) != 1:
+    problems.append(f"{len(jobs)} jobs, not one")
+defined = set()
+for job in jobs:
+    if not job.get("interval"):
+        problems.append(f"job {job.get('name')}: no interval (the exporter would run it without a pause)")
+    for q in job.get("queries", []):
+        name = q.get("name")
+        if name not in wanted:
+            problems.append(f"{name}: not a metric of the queries file")
+            continue
+        prefix, column, labels, description = wanted[name]
+        defined.add(name)
+        if q.get("query_ref") != prefix or "query" in q:
+            problems.append(f"{name}: not query_ref: {prefix}")
+        if q.get("values") != [column]:
+            problems.append(f"{name}: values {q.get('values')}, not [{column}]")
+        if (q.get("labels") or []) != labels:
+            problems.append(f"{name}: labels {q.get('labels')}, not {labels}")
+        if q.get("help") != description:
+            problems.append(f"{name}: help is not the queries file's description")
+for name in sorted(set(wanted) - defined):
+    problems.append(f"{name} is not defined")
+rules = open(os.environ["RULES"]).read()
+for name in sorted(set(re.findall(r"\b(walsizer_\w+)", rules))):
+    if name not in defined:
+        problems.append(f"the rules use {name}, which {os.path.basename(os.environ['SQLEXP'])} does not define")
+print("\n".join(problems) or f"{len(defined)} metrics")
+sys.exit(1 if problems else 0)
+EOF
+) && ok=1 || ok=0
+result $ok "${sql_exporter##*/} runs the queries file's queries and defines its metrics" "$out"
+out=$("$promtool" check config "$mon/sql_exporter.scrape.yml" 2>&1) && ok=1 || ok=0
+result $ok "promtool check config ${mon##*/}/sql_exporter.scrape.yml" "$out"
 
 echo "1..$n"
 ((failed == 0))

@@ -49,8 +49,8 @@ pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, in three lanes side b
 EOF_PLAN
 
 # Host packages: the chroots need debootstrap; 15 its server, headers, TAP
-# and fuzzing toolchain, the Prometheus exporter and promtool
-# (test/t/240_prometheus_exporter.pl, the monitoring suite), Patroni and
+# and fuzzing toolchain, the Prometheus exporters and promtool
+# (test/t/240_prometheus_exporter.pl, 245_sql_exporter.pl, the monitoring suite), Patroni and
 # etcd (test/t/290_patroni.pl), and what
 # test/package.sh needs (postgresql-all for its build-time test). Checked
 # first so a ready machine skips apt.
@@ -58,7 +58,7 @@ wanted=(debootstrap)
 [[ " ${majors[*]} " != *" 15 "* ]] ||
     wanted+=(postgresql-15 postgresql-server-dev-15 postgresql-contrib libipc-run-perl
         build-essential clang-14 libclang-rt-14-dev gnuplot-nox pgxnclient
-        prometheus-postgres-exporter prometheus python3-yaml patroni etcd-server etcd-client
+        prometheus-postgres-exporter prometheus-sql-exporter prometheus python3-yaml patroni etcd-server etcd-client
         postgresql-server-dev-all postgresql-all libpq-dev debhelper dpkg-dev lintian fakeroot)
 missing=()
 for p in "${wanted[@]}"; do

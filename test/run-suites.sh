@@ -101,6 +101,8 @@ else
 fi
 # Where the exporter is installed, test 240 skipping would only hide that it never ran.
 [[ ! -x /usr/bin/prometheus-postgres-exporter ]] || env+=(WALSIZER_REQUIRE_EXPORTER=1)
+# Likewise test 245 where prometheus-sql-exporter is installed.
+[[ ! -x /usr/bin/prometheus-sql-exporter ]] || env+=(WALSIZER_REQUIRE_SQL_EXPORTER=1)
 # Likewise test 290 where Patroni and etcd are installed (test/pg-matrix.sh
 # installs them on the host, for 15; the chroots have neither, and there it skips).
 [[ ! -x /usr/bin/patroni || ! -x /usr/bin/etcd ]] || env+=(WALSIZER_REQUIRE_PATRONI=1)
