@@ -39,10 +39,14 @@ sub grow
 }
 
 # Waits (bounded) for walsizer to postpone a change for a pending reload.
+# The change is the shrink due once the load has left the peak rate's
+# horizon (two checkpoint cycles of 30 s) and whole cycles were measured
+# without it, then shrink_after quiet windows: about two minutes at most on
+# a quiet machine; twice that on one twice as slow.
 sub postponed_since
 {
 	my ($offset, $why) = @_;
-	my $deadline = time + 60;
+	my $deadline = time + 2 * (2 * 30 + 60 + 2 * 1);
 	while (time < $deadline)
 	{
 		return 1
