@@ -11,7 +11,8 @@
  * checkpoint, are most of its WAL.  It predicts the cycle instead: the
  * records go on at the rate measured, and the images of a cycle grow with
  * its length until every page the load changes has been logged once
- * (advisor_predicted_cycle_bytes()).  The policy then decides on that cycle
+ * (walsizer_predicted_cycle_bytes(), src/common/what_if.c, the model the
+ * what-if table uses too).  The policy then decides on that cycle
  * exactly as it decides on a measured one.
  *
  *-------------------------------------------------------------------------
@@ -105,47 +106,6 @@ advisor_working_set_add_table(AdvisorWorkingSet *ws, int64_t heap_pages,
 		return;
 	ws->pages += (int64_t) ceil(pages);
 	ws->tables++;
-}
-
-/*
- * The WAL of one cycle of timeout_s at the load measured in cycles of
- * cycle_s: records at record_bytes_s throughout, plus full-page images.
- * Each cycle's first change to a page logs the whole page; if changes fall
- * on the working set's pages at random, a share (1 - fpi_per_cycle / W) of
- * it is still unlogged after one measured cycle, and that share to the
- * power timeout_s / cycle_s after a longer one.  Without a working set the
- * images grow in proportion to the cycle's length, which only overstates.
- */
-uint64_t
-advisor_predicted_cycle_bytes(double record_bytes_s, double fpi_per_cycle,
-							  double cycle_s, double working_set_bytes,
-							  double timeout_s)
-{
-	double		images;
-	double		bytes;
-
-	if (!isfinite(record_bytes_s) || record_bytes_s < 0)
-		record_bytes_s = 0;
-	if (!isfinite(fpi_per_cycle) || fpi_per_cycle < 0)
-		fpi_per_cycle = 0;
-	if (!isfinite(timeout_s) || timeout_s <= 0)
-		return 0;
-	if (!isfinite(cycle_s) || cycle_s <= 0)
-		images = fpi_per_cycle;
-	else if (isfinite(working_set_bytes) && working_set_bytes > 0)
-	{
-		if (fpi_per_cycle >= working_set_bytes)
-			images = working_set_bytes;
-		else
-			images = working_set_bytes *
-				(1.0 - pow(1.0 - fpi_per_cycle / working_set_bytes,
-						   timeout_s / cycle_s));
-	}
-	else
-		images = fpi_per_cycle * timeout_s / cycle_s;
-
-	bytes = record_bytes_s * timeout_s + images;
-	return bytes_from_double(bytes);
 }
 
 /* --- Sampling ------------------------------------------------------------ */
@@ -427,8 +387,8 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 			(double) (adv->facts.block_bytes > 0 ?
 					  adv->facts.block_bytes : DEFAULT_BLOCK_BYTES);
 
-		predicted = advisor_predicted_cycle_bytes(record_rate, fpi_per_cycle,
-												  cycle_s, set_bytes, timeout_s);
+		predicted = walsizer_predicted_cycle_bytes(record_rate, fpi_per_cycle,
+												   cycle_s, set_bytes, timeout_s);
 		if (predicted >= measured)
 		{
 			m->timed_cycle_peak_bytes = predicted;

@@ -21,6 +21,7 @@
 
 #include "measure.h"
 #include "policy.h"
+#include "what_if.h"
 
 /* What the advisor knows about the server it samples; read once. */
 typedef struct AdvisorServerFacts
@@ -165,12 +166,6 @@ extern void advisor_recommend(const Advisor *adv,
 							  const AdvisorWorkingSet *working_set,
 							  Advice *advice);
 
-/* The model behind a predicted cycle; exported for the unit tests. */
-extern uint64_t advisor_predicted_cycle_bytes(double record_bytes_s,
-											  double fpi_bytes_per_cycle,
-											  double cycle_s,
-											  double working_set_bytes,
-											  double timeout_s);
 extern const char *advisor_verdict_name(AdvisorVerdict verdict);
 
 #endif							/* WALSIZER_ADVICE_H */

@@ -29,7 +29,7 @@
 /* the pipeline's state is large (the measurement's WAL history) */
 static Advisor adv;
 
-/* --- advisor_predicted_cycle_bytes --------------------------------------- */
+/* --- walsizer_predicted_cycle_bytes --------------------------------------- */
 
 #define CHECK_NEAR_BYTES(bytes, expected) \
 	CHECK_CMP(llabs((long long) (bytes) - (long long) llround(expected)), <=, 1)
@@ -38,8 +38,8 @@ static void
 a_cycle_without_images_is_the_records_over_the_timeout(void)
 {
 	/* 1 MB/s for 300 s, with or without a working set */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 0, 10, 0, 300), 300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 0, 10, 100 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 0, 10, 0, 300), 300 * 1048576ULL);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 0, 10, 100 * MB, 300),
 			  300 * 1048576ULL);
 }
 
@@ -47,17 +47,17 @@ static void
 images_saturate_at_the_working_set(void)
 {
 	/* a measured cycle already logged more than the set: the set, once */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 100 * MB, 10, 50 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 100 * MB, 10, 50 * MB, 300),
 			  50 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 50 * MB, 10, 50 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 50 * MB, 10, 50 * MB, 300),
 			  50 * 1048576ULL);
 	/* records come on top */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 100 * MB, 10, 50 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 100 * MB, 10, 50 * MB, 300),
 			  350 * 1048576ULL);
 	/* a long cycle over a small share comes close to the set, never past */
-	CHECK_UCMP(advisor_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), <=,
+	CHECK_UCMP(walsizer_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), <=,
 			   50 * 1048576ULL);
-	CHECK_UCMP(advisor_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), >=,
+	CHECK_UCMP(walsizer_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), >=,
 			   50 * 1048576ULL - 1048576ULL);
 }
 
@@ -70,14 +70,14 @@ images_saturate_at_the_working_set(void)
 static void
 images_follow_the_closed_form_between(void)
 {
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(2 * MB, 10 * MB, 10, 100 * MB, 30),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(2 * MB, 10 * MB, 10, 100 * MB, 30),
 					 87.1 * MB);
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 30),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 30),
 					 27.1 * MB);
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 5),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 5),
 					 (1 - sqrt(0.9)) * 100 * MB);
 	/* one measured cycle's length: the images measured, exactly */
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 10),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 10),
 					 10 * MB);
 }
 
@@ -85,14 +85,14 @@ static void
 images_grow_linearly_without_a_working_set(void)
 {
 	/* 10 MB per 10 s cycle over 300 s: 300 MB, and 300 MB of records */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 300),
 			  600 * 1048576ULL);
 	/* a working set that is not a number, or negative, is none */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, NAN, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, NAN, 300),
 			  600 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, INFINITY, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, INFINITY, 300),
 			  600 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, -5 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, -5 * MB, 300),
 			  600 * 1048576ULL);
 }
 
@@ -100,28 +100,28 @@ static void
 bad_inputs_give_a_bounded_cycle(void)
 {
 	/* no timeout: no cycle */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 0), 0);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, -300), 0);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, NAN), 0);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, INFINITY), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 0), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, -300), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, NAN), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, INFINITY), 0);
 	/* a negative or unknown rate or image volume counts as none */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(-MB, 10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(-MB, 10 * MB, 10, 0, 300),
 			  300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(NAN, 10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(NAN, 10 * MB, 10, 0, 300),
 			  300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, -10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, -10 * MB, 10, 0, 300),
 			  300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, INFINITY, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, INFINITY, 10, 0, 300),
 			  300 * 1048576ULL);
 	/* no measured cycle length: the images measured, not scaled */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 10 * MB, 0, 0, 300), 10 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 10 * MB, NAN, 0, 300), 10 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 10 * MB, -1, 100 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 10 * MB, 0, 0, 300), 10 * 1048576ULL);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 10 * MB, NAN, 0, 300), 10 * 1048576ULL);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 10 * MB, -1, 100 * MB, 300),
 			  10 * 1048576ULL);
 	/* an absurd load is bounded, not undefined */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(1e300, 0, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(1e300, 0, 10, 0, 300),
 			  (uint64_t) 1e18);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 1e300, 1e-300, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 1e300, 1e-300, 0, 300),
 			  (uint64_t) 1e18);
 }
 
@@ -658,7 +658,7 @@ a_predicted_cycle_is_the_run_over_all_its_checkpoints(void)
 	CHECK(a->cycle_predicted);
 	seconds = a->seconds;
 	checkpoints = (double) (a->timed + a->requested);
-	expected = advisor_predicted_cycle_bytes((double) a->wal_bytes *
+	expected = walsizer_predicted_cycle_bytes((double) a->wal_bytes *
 											 (1 - a->fpi_share) / seconds,
 											 (double) a->wal_bytes *
 											 a->fpi_share / checkpoints,
