@@ -373,10 +373,11 @@ walsizer_what_if(const WalsizerWhatIfInput *in, WalsizerWhatIf *out)
 	out->timed_cycle_bytes = walsizer_load_cycle_bytes(&in->load, timeout_s);
 
 	used = strlen(out->basis);
-	snprintf(out->basis + used, sizeof(out->basis) - used, "%s; %s; %s",
+	snprintf(out->basis + used, sizeof(out->basis) - used, "%s; %s%s; %s",
 			 out->working_set_known ?
 			 "full-page images up to the working set" :
 			 "working set unknown: full-page images grow with the cycle (overstates longer cycles' WAL)",
+			 out->replay_rate_source ? "replay rate " : "",
 			 out->replay_rate_source ? out->replay_rate_source :
 			 "no replay rate: recovery time unknown",
 			 out->wal_room_known ? "pg_wal against its volume's room" :
