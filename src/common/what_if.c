@@ -40,6 +40,13 @@
  */
 #define MIN_CYCLE_S 1.0
 
+/*
+ * The slowest replay rate a recovery time is computed at, in bytes/s:
+ * below it (a denormal from a caller's bug, say) the time of the largest
+ * size would overflow to infinity; no real recovery is that slow.
+ */
+#define MIN_REPLAY_BYTES_S 1.0
+
 /* Halvings of [0, checkpoint_timeout] when solving for a forced cycle. */
 #define CYCLE_BISECTIONS 64
 
@@ -234,7 +241,8 @@ candidate_sizes(const WalsizerWhatIfInput *in, int64_t seg_mb,
  * How long one checkpoint cycle lasts at a trigger of trigger_bytes: a
  * whole checkpoint_timeout when its WAL stays below the trigger, else the
  * time t in which the load writes trigger_bytes, C(t) = trigger, found by
- * bisection (the model grows with t).  Never below MIN_CYCLE_S.
+ * bisection (the model grows with t).  Never below MIN_CYCLE_S, which
+ * timeout_s is not below either.
  */
 static double
 cycle_length_s(const WalsizerLoad *load, double timeout_s, double trigger_bytes,
@@ -255,7 +263,7 @@ cycle_length_s(const WalsizerLoad *load, double timeout_s, double trigger_bytes,
 		else
 			lo = mid;
 	}
-	return fmax(hi, fmin(MIN_CYCLE_S, timeout_s));
+	return fmax(hi, MIN_CYCLE_S);
 }
 
 /* Append "; " and a reason to a row's why_not. */
@@ -304,10 +312,11 @@ fill_row(const WalsizerWhatIfInput *in, double timeout_s, double ct,
 
 	/* the recovery bound's own arithmetic, at this size's cycle */
 	row->recovery_known = isfinite(in->replay_bytes_per_s) &&
-		in->replay_bytes_per_s > 0;
-	row->recovery_s = walsizer_estimated_recovery_s(row->size_mb, ct,
-													(uint64_t) cycle_bytes, 0,
-													in->replay_bytes_per_s);
+		in->replay_bytes_per_s >= MIN_REPLAY_BYTES_S;
+	if (row->recovery_known)
+		row->recovery_s = walsizer_estimated_recovery_s(row->size_mb, ct,
+														(uint64_t) cycle_bytes, 0,
+														in->replay_bytes_per_s);
 
 	/*
 	 * What a crash would replay is what the checkpoints keep in pg_wal:
@@ -343,8 +352,8 @@ fill_row(const WalsizerWhatIfInput *in, double timeout_s, double ct,
 /*
  * The table: one row per candidate size, sorted by size, each size once.
  * Settings that are not numbers fall back as the policy's do
- * (policy_sane_fraction()); a checkpoint_timeout that is not a positive
- * time, to PostgreSQL's default, and the basis says so.
+ * (policy_sane_fraction()); a checkpoint_timeout that is not a time of at
+ * least MIN_CYCLE_S, to PostgreSQL's default, and the basis says so.
  */
 void
 walsizer_what_if(const WalsizerWhatIfInput *in, WalsizerWhatIf *out)
@@ -358,7 +367,8 @@ walsizer_what_if(const WalsizerWhatIfInput *in, WalsizerWhatIf *out)
 	memset(out, 0, sizeof(*out));
 	if (seg_mb < 1)
 		seg_mb = 1;
-	if (!isfinite(timeout_s) || timeout_s <= 0)
+	/* PostgreSQL's least is 30 s; below a second, a cycle means nothing */
+	if (!isfinite(timeout_s) || timeout_s < MIN_CYCLE_S)
 	{
 		timeout_s = FALLBACK_CHECKPOINT_TIMEOUT_S;
 		snprintf(out->basis, sizeof(out->basis),
@@ -368,7 +378,7 @@ walsizer_what_if(const WalsizerWhatIfInput *in, WalsizerWhatIf *out)
 		in->load.working_set_bytes > 0;
 	out->wal_room_known = in->wal_room_mb > 0;
 	out->replay_rate_source = isfinite(in->replay_bytes_per_s) &&
-		in->replay_bytes_per_s > 0 ?
+		in->replay_bytes_per_s >= MIN_REPLAY_BYTES_S ?
 		walsizer_replay_rate_source_name(in->replay_rate_source) : NULL;
 	out->timed_cycle_bytes = walsizer_load_cycle_bytes(&in->load, timeout_s);
 

@@ -73,7 +73,7 @@ typedef struct WalsizerWhatIfInput
 	int64_t		segment_bytes;	/* wal_segment_size */
 	double		checkpoint_timeout_s;
 	double		completion_target;	/* checkpoint_completion_target */
-	double		replay_bytes_per_s; /* the rate in use; <= 0: none */
+	double		replay_bytes_per_s; /* the rate in use; < 1 B/s: none */
 	WalsizerReplayRateSource replay_rate_source;
 	int64_t		cap_mb;			/* the effective cap; <= 0: none */
 	WalsizerCapSource cap_source;	/* which limit it is */
@@ -94,7 +94,8 @@ typedef struct WalsizerWhatIfRow
 	double		checkpoints_per_hour;
 	double		forced_per_hour;	/* of those, forced by WAL */
 	double		wal_mb_per_hour;
-	bool		recovery_known; /* a replay rate was given */
+	bool		recovery_known; /* a replay rate was given (else
+								 * recovery_s is 0) */
 	double		recovery_s;		/* worst case, at that rate */
 	int64_t		peak_pg_wal_mb; /* the most of pg_wal the size keeps at
 								 * the load's peak */

@@ -387,6 +387,15 @@ bad_input_gives_a_defined_table(void)
 	in.checkpoint_timeout_s = NAN;
 	walsizer_what_if(&in, &table);
 	check_numbers();
+	/* a denormal: no cycle of no length, no infinitely many checkpoints */
+	in.checkpoint_timeout_s = 1e-306;
+	walsizer_what_if(&in, &table);
+	check_numbers();
+	CHECK_NEAR(find_row(10240)->checkpoints_per_hour, 12.0, 1e-12);
+	/* a second is a time */
+	in.checkpoint_timeout_s = 1;
+	walsizer_what_if(&in, &table);
+	CHECK_NEAR(find_row(10240)->checkpoints_per_hour, 3600.0, 1e-12);
 
 	/* a load that is not numbers: none */
 	in = standard_input();
@@ -409,6 +418,16 @@ bad_input_gives_a_defined_table(void)
 	CHECK(!table.rows[0].recovery_known);
 	CHECK(table.rows[0].recovery_s == 0);
 	CHECK(table.replay_rate_source == NULL);
+	CHECK_STR_CONTAINS(table.basis, "no replay rate");
+	/* nor a denormal one, whose recovery would take forever */
+	in.replay_bytes_per_s = 4.9e-324;
+	walsizer_what_if(&in, &table);
+	check_numbers();
+	CHECK(!table.rows[table.count - 1].recovery_known);
+	in.replay_bytes_per_s = 1;
+	walsizer_what_if(&in, &table);
+	CHECK(table.rows[table.count - 1].recovery_known);
+	CHECK(table.rows[table.count - 1].recovery_s > 0);
 
 	/* images alone past any trigger: a checkpoint a second, not infinitely many */
 	in = standard_input();
