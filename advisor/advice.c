@@ -318,6 +318,32 @@ policy_settings(const Advisor *adv, double replay_rate, WalsizerSettings *s)
 }
 
 /*
+ * The run's load as the image model takes it: the records at the run's
+ * rate, its images over its checkpoints (each starts them over) as one
+ * cycle's, and the working set from the table statistics, in the server's
+ * blocks.  A run without a checkpoint is one cycle, as long as the run.
+ */
+static void
+run_load(const Advisor *adv, const AdvisorWorkingSet *ws, WalsizerLoad *load)
+{
+	int64_t		checkpoints = adv->total.timed + adv->total.requested;
+	double		share = adv->stat_bytes > 0 ?
+		fmin(1.0, (double) adv->fpi_bytes / (double) adv->stat_bytes) : 0;
+	double		cycles = checkpoints > 0 ? (double) checkpoints : 1;
+
+	memset(load, 0, sizeof(*load));
+	if (!(adv->total.seconds > 0))
+		return;
+	load->cycle_s = adv->total.seconds / cycles;
+	load->fpi_bytes_per_cycle = (double) adv->total.wal_bytes * share / cycles;
+	load->record_bytes_s = (double) adv->total.wal_bytes * (1.0 - share) /
+		adv->total.seconds;
+	load->working_set_bytes = (double) ws->pages *
+		(double) (adv->facts.block_bytes > 0 ?
+				  adv->facts.block_bytes : DEFAULT_BLOCK_BYTES);
+}
+
+/*
  * The run as one window: the counts of all windows, the rest as measured
  * at its end.  Where WAL forced checkpoints, the cycle the policy sizes
  * from is predicted, not measured, unless a whole timed cycle measured
@@ -354,6 +380,7 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 	m->recent_rate_valid = false;
 	m->reach_bytes = 0;
 	measured = m->timed_cycle_peak_bytes;
+	run_load(adv, ws, &advice->load);
 
 	/*
 	 * A standby's restartpoints can only follow the primary's checkpoints,
@@ -377,15 +404,10 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 
 	if (adv->total.wal_forced > 0 && checkpoints > 0 && timeout_s > 0)
 	{
-		double		share = advice->fpi_share;
-		double		cycle_s = adv->total.seconds / (double) checkpoints;
-		double		fpi_per_cycle = (double) adv->total.wal_bytes * share /
-			(double) checkpoints;
-		double		record_rate = (double) adv->total.wal_bytes * (1.0 - share) /
-			adv->total.seconds;
-		double		set_bytes = (double) ws->pages *
-			(double) (adv->facts.block_bytes > 0 ?
-					  adv->facts.block_bytes : DEFAULT_BLOCK_BYTES);
+		double		cycle_s = advice->load.cycle_s;
+		double		fpi_per_cycle = advice->load.fpi_bytes_per_cycle;
+		double		record_rate = advice->load.record_bytes_s;
+		double		set_bytes = advice->load.working_set_bytes;
 
 		predicted = walsizer_predicted_cycle_bytes(record_rate, fpi_per_cycle,
 												   cycle_s, set_bytes, timeout_s);
@@ -464,6 +486,35 @@ effect(const Advisor *adv, const WalsizerSettings *s, Advice *advice)
 			(timeout_s * (double) trigger / (double) advice->cycle_bytes);
 }
 
+/*
+ * The what-if table at the run's load, the policy's cap and the replay
+ * rate given or assumed.  A standby's checkpoints follow its primary's,
+ * whatever its size: no table for it.
+ */
+static void
+what_if(const Advisor *adv, const WalsizerSettings *s, Advice *advice)
+{
+	WalsizerWhatIfInput in;
+
+	memset(&in, 0, sizeof(in));
+	in.load = advice->load;
+	in.segment_bytes = s->segment_bytes;
+	in.checkpoint_timeout_s = s->checkpoint_timeout_s;
+	in.completion_target = s->completion_target;
+	in.replay_bytes_per_s = advice->replay_rate_bytes_s;
+	/* the SQL API's names: --replay-rate is walsizer.replay_rate */
+	in.replay_rate_source = advice->replay_rate_assumed ? "assumed" : "setting";
+	in.cap_mb = advice->cap_mb;
+	in.cap_source = advice->cap_source;
+	in.wal_room_mb = 0;			/* the disk cannot be seen from a client */
+	in.current_mb = advice->current_mb;
+	in.recommended_mb = advice->recommended_mb;
+	in.asked_mb = adv->options.what_if_mb;
+	in.asked_count = adv->options.what_if_count;
+	walsizer_what_if(&in, &advice->what_if);
+	advice->what_if_done = true;
+}
+
 void
 advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 				  Advice *advice)
@@ -475,6 +526,7 @@ advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 	double		replay_rate = adv->options.replay_rate_bytes_s;
 
 	memset(advice, 0, sizeof(*advice));
+	advice->what_if_asked = adv->options.what_if;
 	advice->replay_rate_assumed = !(replay_rate > 0);
 	if (advice->replay_rate_assumed)
 		replay_rate = ADVISOR_ASSUMED_REPLAY_RATE;
@@ -555,4 +607,6 @@ advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 		walsizer_estimated_recovery_s(advice->recommended_mb,
 									  s.completion_target, advice->cycle_bytes,
 									  0, replay_rate);
+	if (adv->options.what_if && !m.standby)
+		what_if(adv, &s, advice);
 }

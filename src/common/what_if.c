@@ -124,19 +124,12 @@ walsizer_load_cycle_bytes(const WalsizerLoad *load, double cycle_s)
 					   load->cycle_s, load->working_set_bytes, cycle_s);
 }
 
-const char *
-walsizer_replay_rate_source_name(WalsizerReplayRateSource source)
+/* The replay rate's source as the caller named it, or "given". */
+static const char *
+rate_source(const WalsizerWhatIfInput *in)
 {
-	switch (source)
-	{
-		case WALSIZER_REPLAY_RATE_ASSUMED:
-			return "assumed";
-		case WALSIZER_REPLAY_RATE_SETTING:
-			return "setting";
-		case WALSIZER_REPLAY_RATE_MEASURED:
-			break;
-	}
-	return "measured";
+	return in->replay_rate_source && in->replay_rate_source[0] ?
+		in->replay_rate_source : "given";
 }
 
 /* "running,recommended" and so on: the kinds of a row, in that order. */
@@ -337,8 +330,7 @@ fill_row(const WalsizerWhatIfInput *in, double timeout_s, double ct,
 	{
 		if (in->cap_source == WALSIZER_CAP_RECOVERY_TIME)
 			add_why_not(row, "above the cap of %lld MB (recovery_time: walsizer.max_recovery_time at the %s replay rate)",
-						(long long) in->cap_mb,
-						walsizer_replay_rate_source_name(in->replay_rate_source));
+						(long long) in->cap_mb, rate_source(in));
 		else
 			add_why_not(row, "above the cap of %lld MB (%s)",
 						(long long) in->cap_mb,
@@ -377,9 +369,10 @@ walsizer_what_if(const WalsizerWhatIfInput *in, WalsizerWhatIf *out)
 	out->working_set_known = isfinite(in->load.working_set_bytes) &&
 		in->load.working_set_bytes > 0;
 	out->wal_room_known = in->wal_room_mb > 0;
+	out->wal_room_mb = out->wal_room_known ? in->wal_room_mb : 0;
 	out->replay_rate_source = isfinite(in->replay_bytes_per_s) &&
 		in->replay_bytes_per_s >= MIN_REPLAY_BYTES_S ?
-		walsizer_replay_rate_source_name(in->replay_rate_source) : NULL;
+		rate_source(in) : NULL;
 	out->timed_cycle_bytes = walsizer_load_cycle_bytes(&in->load, timeout_s);
 
 	used = strlen(out->basis);

@@ -45,16 +45,6 @@ extern uint64_t walsizer_predicted_cycle_bytes(double record_bytes_s,
 extern double walsizer_load_cycle_bytes(const WalsizerLoad *load,
 										double cycle_s);
 
-/* Where the replay rate a recovery time is computed at comes from. */
-typedef enum WalsizerReplayRateSource
-{
-	WALSIZER_REPLAY_RATE_MEASURED = 0,	/* recoveries measured on the server */
-	WALSIZER_REPLAY_RATE_ASSUMED,	/* nothing measured: a default */
-	WALSIZER_REPLAY_RATE_SETTING	/* walsizer.replay_rate, --replay-rate */
-} WalsizerReplayRateSource;
-
-extern const char *walsizer_replay_rate_source_name(WalsizerReplayRateSource source);
-
 /* Why a size is in the table; a size may be there for several. */
 #define WALSIZER_WHAT_IF_RUNNING 0x01	/* max_wal_size now */
 #define WALSIZER_WHAT_IF_RECOMMENDED 0x02	/* the recommendation */
@@ -74,7 +64,10 @@ typedef struct WalsizerWhatIfInput
 	double		checkpoint_timeout_s;
 	double		completion_target;	/* checkpoint_completion_target */
 	double		replay_bytes_per_s; /* the rate in use; < 1 B/s: none */
-	WalsizerReplayRateSource replay_rate_source;
+	const char *replay_rate_source; /* where it comes from, as the caller
+									 * names it: "measured", "assumed",
+									 * "setting" (the server's
+									 * walsizer_replay_rate_source_name()) */
 	int64_t		cap_mb;			/* the effective cap; <= 0: none */
 	WalsizerCapSource cap_source;	/* which limit it is */
 	int64_t		wal_room_mb;	/* what pg_wal may hold on its volume:
@@ -112,6 +105,7 @@ typedef struct WalsizerWhatIf
 	const char *replay_rate_source; /* its name; NULL without a rate */
 	bool		working_set_known;
 	bool		wal_room_known;
+	int64_t		wal_room_mb;	/* as given, when known */
 	char		basis[WALSIZER_WHAT_IF_TEXT_LEN];	/* what was used where a
 													 * figure is not known */
 } WalsizerWhatIf;

@@ -730,7 +730,7 @@ check_what_if(FuzzInput *input, const WalsizerSettings *s,
 	in.checkpoint_timeout_s = s->checkpoint_timeout_s;
 	in.completion_target = s->completion_target;
 	in.replay_bytes_per_s = m->recent_rate;
-	in.replay_rate_source = (WalsizerReplayRateSource) (fuzz_byte(input) % 4);
+	in.replay_rate_source = fuzz_flag(input) ? "measured" : NULL;
 	in.cap_mb = s->max_mb;
 	in.cap_source = (WalsizerCapSource) (fuzz_byte(input) % 4);
 	in.wal_room_mb = s->disk_cap_mb;

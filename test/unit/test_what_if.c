@@ -56,7 +56,7 @@ standard_input(void)
 	in.checkpoint_timeout_s = 300;
 	in.completion_target = 0.9;
 	in.replay_bytes_per_s = 20 * MB;
-	in.replay_rate_source = WALSIZER_REPLAY_RATE_ASSUMED;
+	in.replay_rate_source = "assumed";
 	in.cap_mb = 4096;
 	in.cap_source = WALSIZER_CAP_SETTING;
 	in.current_mb = 1024;
@@ -244,9 +244,13 @@ a_size_above_the_cap_is_not_allowed_and_says_which(void)
 	in.cap_source = WALSIZER_CAP_SETTING;
 	CHECK_STR_CONTAINS(row_at(in, 4096).why_not, "(walsizer.max)");
 	in.cap_source = WALSIZER_CAP_RECOVERY_TIME;
-	in.replay_rate_source = WALSIZER_REPLAY_RATE_MEASURED;
+	in.replay_rate_source = "measured";
 	CHECK_STR_CONTAINS(row_at(in, 4096).why_not,
 					   "(recovery_time: walsizer.max_recovery_time at the measured replay rate)");
+	/* a rate whose source the caller does not name is a given one */
+	in.replay_rate_source = NULL;
+	CHECK_STR_CONTAINS(row_at(in, 4096).why_not, "at the given replay rate");
+	CHECK_STR_CONTAINS(table.basis, "replay rate given");
 	/* no cap: anything up to max_wal_size's limit */
 	in.cap_mb = 0;
 	CHECK(row_at(in, 1048576).allowed);
@@ -270,6 +274,7 @@ a_size_whose_pg_wal_does_not_fit_its_volume_is_not_allowed(void)
 	CHECK_EQ(row.peak_pg_wal_mb, 2160);
 	CHECK(row.allowed);
 	CHECK(table.wal_room_known);
+	CHECK_EQ(table.wal_room_mb, 2160);
 	in.wal_room_mb = 2159;
 	row = row_at(in, 8192);
 	CHECK(!row.allowed);
