@@ -666,6 +666,67 @@ a_predicted_cycle_is_the_run_over_all_its_checkpoints(void)
 	CHECK_UEQ(a->cycle_bytes, expected);
 }
 
+/*
+ * --what-if: the table is built on the model the advice predicted its
+ * cycle with (the same WAL per checkpoint_timeout), around the running
+ * size and the recommendation, with the sizes asked for; at the running
+ * size it gives back the run it was measured on (59 checkpoints forced in
+ * 120 s: 1770 an hour); the advisor knows the working set, not the disk.
+ */
+static void
+what_if_is_built_on_the_advices_own_model(void)
+{
+	static FakeServer srv;
+	AdvisorOptions options;
+	AdvisorWorkingSet ws = {25600, 3};
+	RunResult r;
+	const Advice *a = &r.advice;
+	const WalsizerWhatIf *w = &a->what_if;
+	const WalsizerWhatIfRow *running = NULL;
+	const WalsizerWhatIfRow *recommended = NULL;
+	const WalsizerWhatIfRow *asked = NULL;
+
+	advisor_default_options(&options);
+	options.what_if = true;
+	options.what_if_mb[0] = 1024;
+	options.what_if_count = 1;
+	server_start(&srv, 64, 300);
+	run_advisor(&srv, &options, 120, 4, 12, &ws, &r);
+
+	CHECK(a->what_if_asked);
+	CHECK(a->what_if_done);
+	CHECK(a->cycle_predicted);
+	CHECK(fabs(w->timed_cycle_bytes - (double) a->cycle_bytes) <= 1);
+	for (int i = 0; i < w->count; i++)
+	{
+		if (w->rows[i].kinds & WALSIZER_WHAT_IF_RUNNING)
+			running = &w->rows[i];
+		if (w->rows[i].kinds & WALSIZER_WHAT_IF_RECOMMENDED)
+			recommended = &w->rows[i];
+		if (w->rows[i].kinds & WALSIZER_WHAT_IF_ASKED)
+			asked = &w->rows[i];
+	}
+	CHECK(running && running->size_mb == 64);
+	CHECK(running && fabs(running->forced_per_hour - 1770) < 0.05 * 1770);
+	CHECK(recommended && recommended->size_mb == a->recommended_mb);
+	CHECK(recommended && recommended->forced_per_hour == 0);
+	CHECK(recommended && recommended->checkpoints_per_hour == 12);
+	CHECK(recommended && fabs(recommended->recovery_s - a->estimated_recovery_s) < 0.01);
+	CHECK(asked && asked->size_mb == 1024);
+	CHECK(w->working_set_known);
+	CHECK(!w->wal_room_known);
+	CHECK_STR_CONTAINS(w->basis, "free space of the WAL volume unknown");
+	CHECK(strcmp(w->replay_rate_source, "assumed") == 0);
+
+	/* not asked for: not built */
+	advisor_default_options(&options);
+	server_start(&srv, 64, 300);
+	run_advisor(&srv, &options, 120, 4, 12, &ws, &r);
+	CHECK(!a->what_if_asked);
+	CHECK(!a->what_if_done);
+	CHECK_EQ(w->count, 0);
+}
+
 /* Each window's image share is its own, not the run's so far. */
 static void
 each_window_has_its_own_image_share(void)
@@ -883,6 +944,7 @@ main(void)
 	RUN_TEST(suite, a_predicted_cycle_is_no_less_than_a_measured_one);
 	RUN_TEST(suite, images_and_the_working_set_are_counted_in_the_servers_blocks);
 	RUN_TEST(suite, a_predicted_cycle_is_the_run_over_all_its_checkpoints);
+	RUN_TEST(suite, what_if_is_built_on_the_advices_own_model);
 	RUN_TEST(suite, each_window_has_its_own_image_share);
 	RUN_TEST(suite, a_load_above_the_cap_is_capped_at_the_cap);
 	RUN_TEST(suite, the_recovery_time_bound_caps_the_advice);
