@@ -67,7 +67,8 @@ static const int64_t ladder_den[] = {4, 2, 1, 1};
  * page; if changes fall on the working set's pages at random, a share
  * (1 - fpi_per_cycle / W) of it is still unlogged after one measured
  * cycle, and that share to the power timeout_s / cycle_s after a longer
- * one: images W x (1 - (1 - f)^n).  Without a working set the images grow
+ * one: images W x (1 - (1 - f)^n), f = fpi_per_cycle / W and
+ * n = timeout_s / cycle_s.  Without a working set the images grow
  * in proportion to the cycle's length, which only overstates.  A bogus
  * figure counts as none; a cycle of unknown length takes the images as
  * measured.
@@ -88,12 +89,20 @@ model_bytes(double record_bytes_s, double fpi_per_cycle, double cycle_s,
 		images = fpi_per_cycle;
 	else if (isfinite(working_set_bytes) && working_set_bytes > 0)
 	{
+		/*
+		 * As -W expm1(n log1p(-f)): 1 - (1 - f)^n written out loses the
+		 * digits of a share f far below one (a small cycle over a large
+		 * set), and a larger size could then seem to cost more WAL.
+		 */
+		double		log_unlogged = log1p(-fpi_per_cycle / working_set_bytes);
+
 		if (fpi_per_cycle >= working_set_bytes)
 			images = working_set_bytes;
+		else if (log_unlogged == 0)
+			images = 0;			/* f too small to count, even n times */
 		else
-			images = working_set_bytes *
-				(1.0 - pow(1.0 - fpi_per_cycle / working_set_bytes,
-						   timeout_s / cycle_s));
+			images = -working_set_bytes *
+				expm1(timeout_s / cycle_s * log_unlogged);
 	}
 	else
 		images = fpi_per_cycle * timeout_s / cycle_s;

@@ -125,6 +125,35 @@ a_larger_size_never_costs_more_wal_nor_checkpoints(void)
 			   300 + 2048 * (1 - pow(1 - 200.0 / 2048, 5)), 1e-12);
 }
 
+/*
+ * A share of the working set far below one (26 kB of images a cycle over
+ * 32 PB, the fuzzer's): 1 - (1 - f)^n written out lost its digits, and
+ * the timed cycle seemed to cost more WAL an hour than a forced one.
+ */
+static void
+a_tiny_share_of_a_huge_working_set_keeps_its_digits(void)
+{
+	WalsizerWhatIfInput in = standard_input();
+	WalsizerWhatIfRow small;
+	WalsizerWhatIfRow large;
+
+	in.load.record_bytes_s = 5368709.12;
+	in.load.fpi_bytes_per_cycle = 25974;
+	in.load.cycle_s = 122.88;
+	in.load.working_set_bytes = 3.16323e16;
+	in.checkpoint_timeout_s = 327.72;
+	in.completion_target = 1.17;
+	small = row_at(in, 32);
+	large = row_at(in, 250000);
+	CHECK(small.forced_per_hour > 0);
+	CHECK(large.forced_per_hour == 0);
+	CHECK(large.wal_mb_per_hour <= small.wal_mb_per_hour);
+	/* 25974 B per 122.88 s, to many digits: the images grow in proportion */
+	in.load.record_bytes_s = 0;
+	CHECK_NEAR(walsizer_load_cycle_bytes(&in.load, 327.72),
+			   25974 * 327.72 / 122.88, 1e-9);
+}
+
 static void
 checkpoints_are_forced_exactly_when_the_timed_cycle_does_not_fit(void)
 {
@@ -479,6 +508,7 @@ main(void)
 	const char *suite = "what_if";
 
 	RUN_TEST(suite, a_larger_size_never_costs_more_wal_nor_checkpoints);
+	RUN_TEST(suite, a_tiny_share_of_a_huge_working_set_keeps_its_digits);
 	RUN_TEST(suite, checkpoints_are_forced_exactly_when_the_timed_cycle_does_not_fit);
 	RUN_TEST(suite, images_saturate_at_the_working_set);
 	RUN_TEST(suite, recovery_time_grows_with_the_size_up_to_the_loads_cycle);
