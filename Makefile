@@ -84,7 +84,8 @@ uninstall-docs:
 
 # The advisor: a libpq client that runs the worker's measurement and
 # policy (src/common/measure.c with measure_rates.c, src/common/policy.c
-# with its policy_*.c and recovery_bound.c, linked as they are) from outside the
+# with its policy_*.c and recovery_bound.c, linked as they are) and the
+# what-if table (src/common/what_if.c) from outside the
 # server.  Installed next to the server's programs (pg_config --bindir).
 ADVISOR = pg_walsizer_advisor
 # Its --version is the package's: WALSIZER_VERSION_FLAG (test/pure.mk)
@@ -92,7 +93,7 @@ ADVISOR = pg_walsizer_advisor
 ADVISOR_OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(srcdir)/advisor/*.c))
 ADVISOR_SHARED_OBJS = $(addprefix src/common/,measure.o measure_rates.o \
 	policy.o policy_utils.o policy_formula.o policy_limits.o policy_grow.o \
-	policy_shrink.o policy_standby.o recovery_bound.o)
+	policy_shrink.o policy_standby.o recovery_bound.o what_if.o)
 
 # The advisor links no server code: it sees src/common's headers only.
 $(ADVISOR_OBJS): %.o: %.c $(wildcard $(srcdir)/advisor/*.h) $(wildcard $(srcdir)/src/common/*.h) \

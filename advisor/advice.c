@@ -11,7 +11,8 @@
  * checkpoint, are most of its WAL.  It predicts the cycle instead: the
  * records go on at the rate measured, and the images of a cycle grow with
  * its length until every page the load changes has been logged once
- * (advisor_predicted_cycle_bytes()).  The policy then decides on that cycle
+ * (walsizer_predicted_cycle_bytes(), src/common/what_if.c, the model the
+ * what-if table uses too).  The policy then decides on that cycle
  * exactly as it decides on a measured one.
  *
  *-------------------------------------------------------------------------
@@ -105,47 +106,6 @@ advisor_working_set_add_table(AdvisorWorkingSet *ws, int64_t heap_pages,
 		return;
 	ws->pages += (int64_t) ceil(pages);
 	ws->tables++;
-}
-
-/*
- * The WAL of one cycle of timeout_s at the load measured in cycles of
- * cycle_s: records at record_bytes_s throughout, plus full-page images.
- * Each cycle's first change to a page logs the whole page; if changes fall
- * on the working set's pages at random, a share (1 - fpi_per_cycle / W) of
- * it is still unlogged after one measured cycle, and that share to the
- * power timeout_s / cycle_s after a longer one.  Without a working set the
- * images grow in proportion to the cycle's length, which only overstates.
- */
-uint64_t
-advisor_predicted_cycle_bytes(double record_bytes_s, double fpi_per_cycle,
-							  double cycle_s, double working_set_bytes,
-							  double timeout_s)
-{
-	double		images;
-	double		bytes;
-
-	if (!isfinite(record_bytes_s) || record_bytes_s < 0)
-		record_bytes_s = 0;
-	if (!isfinite(fpi_per_cycle) || fpi_per_cycle < 0)
-		fpi_per_cycle = 0;
-	if (!isfinite(timeout_s) || timeout_s <= 0)
-		return 0;
-	if (!isfinite(cycle_s) || cycle_s <= 0)
-		images = fpi_per_cycle;
-	else if (isfinite(working_set_bytes) && working_set_bytes > 0)
-	{
-		if (fpi_per_cycle >= working_set_bytes)
-			images = working_set_bytes;
-		else
-			images = working_set_bytes *
-				(1.0 - pow(1.0 - fpi_per_cycle / working_set_bytes,
-						   timeout_s / cycle_s));
-	}
-	else
-		images = fpi_per_cycle * timeout_s / cycle_s;
-
-	bytes = record_bytes_s * timeout_s + images;
-	return bytes_from_double(bytes);
 }
 
 /* --- Sampling ------------------------------------------------------------ */
@@ -358,6 +318,32 @@ policy_settings(const Advisor *adv, double replay_rate, WalsizerSettings *s)
 }
 
 /*
+ * The run's load as the image model takes it: the records at the run's
+ * rate, its images over its checkpoints (each starts them over) as one
+ * cycle's, and the working set from the table statistics, in the server's
+ * blocks.  A run without a checkpoint is one cycle, as long as the run.
+ */
+static void
+run_load(const Advisor *adv, const AdvisorWorkingSet *ws, WalsizerLoad *load)
+{
+	int64_t		checkpoints = adv->total.timed + adv->total.requested;
+	double		share = adv->stat_bytes > 0 ?
+		fmin(1.0, (double) adv->fpi_bytes / (double) adv->stat_bytes) : 0;
+	double		cycles = checkpoints > 0 ? (double) checkpoints : 1;
+
+	memset(load, 0, sizeof(*load));
+	if (!(adv->total.seconds > 0))
+		return;
+	load->cycle_s = adv->total.seconds / cycles;
+	load->fpi_bytes_per_cycle = (double) adv->total.wal_bytes * share / cycles;
+	load->record_bytes_s = (double) adv->total.wal_bytes * (1.0 - share) /
+		adv->total.seconds;
+	load->working_set_bytes = (double) ws->pages *
+		(double) (adv->facts.block_bytes > 0 ?
+				  adv->facts.block_bytes : DEFAULT_BLOCK_BYTES);
+}
+
+/*
  * The run as one window: the counts of all windows, the rest as measured
  * at its end.  Where WAL forced checkpoints, the cycle the policy sizes
  * from is predicted, not measured, unless a whole timed cycle measured
@@ -394,6 +380,7 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 	m->recent_rate_valid = false;
 	m->reach_bytes = 0;
 	measured = m->timed_cycle_peak_bytes;
+	run_load(adv, ws, &advice->load);
 
 	/*
 	 * A standby's restartpoints can only follow the primary's checkpoints,
@@ -417,18 +404,13 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 
 	if (adv->total.wal_forced > 0 && checkpoints > 0 && timeout_s > 0)
 	{
-		double		share = advice->fpi_share;
-		double		cycle_s = adv->total.seconds / (double) checkpoints;
-		double		fpi_per_cycle = (double) adv->total.wal_bytes * share /
-			(double) checkpoints;
-		double		record_rate = (double) adv->total.wal_bytes * (1.0 - share) /
-			adv->total.seconds;
-		double		set_bytes = (double) ws->pages *
-			(double) (adv->facts.block_bytes > 0 ?
-					  adv->facts.block_bytes : DEFAULT_BLOCK_BYTES);
+		double		cycle_s = advice->load.cycle_s;
+		double		fpi_per_cycle = advice->load.fpi_bytes_per_cycle;
+		double		record_rate = advice->load.record_bytes_s;
+		double		set_bytes = advice->load.working_set_bytes;
 
-		predicted = advisor_predicted_cycle_bytes(record_rate, fpi_per_cycle,
-												  cycle_s, set_bytes, timeout_s);
+		predicted = walsizer_predicted_cycle_bytes(record_rate, fpi_per_cycle,
+												   cycle_s, set_bytes, timeout_s);
 		if (predicted >= measured)
 		{
 			m->timed_cycle_peak_bytes = predicted;
@@ -504,6 +486,35 @@ effect(const Advisor *adv, const WalsizerSettings *s, Advice *advice)
 			(timeout_s * (double) trigger / (double) advice->cycle_bytes);
 }
 
+/*
+ * The what-if table at the run's load, the policy's cap and the replay
+ * rate given or assumed.  A standby's checkpoints follow its primary's,
+ * whatever its size: no table for it.
+ */
+static void
+what_if(const Advisor *adv, const WalsizerSettings *s, Advice *advice)
+{
+	WalsizerWhatIfInput in;
+
+	memset(&in, 0, sizeof(in));
+	in.load = advice->load;
+	in.segment_bytes = s->segment_bytes;
+	in.checkpoint_timeout_s = s->checkpoint_timeout_s;
+	in.completion_target = s->completion_target;
+	in.replay_bytes_per_s = advice->replay_rate_bytes_s;
+	/* the SQL API's names: --replay-rate is walsizer.replay_rate */
+	in.replay_rate_source = advice->replay_rate_assumed ? "assumed" : "setting";
+	in.cap_mb = advice->cap_mb;
+	in.cap_source = advice->cap_source;
+	in.wal_room_mb = 0;			/* the disk cannot be seen from a client */
+	in.current_mb = advice->current_mb;
+	in.recommended_mb = advice->recommended_mb;
+	in.asked_mb = adv->options.what_if_mb;
+	in.asked_count = adv->options.what_if_count;
+	walsizer_what_if(&in, &advice->what_if);
+	advice->what_if_done = true;
+}
+
 void
 advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 				  Advice *advice)
@@ -515,6 +526,7 @@ advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 	double		replay_rate = adv->options.replay_rate_bytes_s;
 
 	memset(advice, 0, sizeof(*advice));
+	advice->what_if_asked = adv->options.what_if;
 	advice->replay_rate_assumed = !(replay_rate > 0);
 	if (advice->replay_rate_assumed)
 		replay_rate = ADVISOR_ASSUMED_REPLAY_RATE;
@@ -595,4 +607,6 @@ advisor_recommend(const Advisor *adv, const AdvisorWorkingSet *ws,
 		walsizer_estimated_recovery_s(advice->recommended_mb,
 									  s.completion_target, advice->cycle_bytes,
 									  0, replay_rate);
+	if (adv->options.what_if && !m.standby)
+		what_if(adv, &s, advice);
 }

@@ -21,6 +21,7 @@
 
 #include "measure.h"
 #include "policy.h"
+#include "what_if.h"
 
 /* What the advisor knows about the server it samples; read once. */
 typedef struct AdvisorServerFacts
@@ -48,6 +49,9 @@ typedef struct AdvisorOptions
 	double		max_recovery_s; /* as walsizer.max_recovery_time, 0 off */
 	double		replay_rate_bytes_s;	/* as walsizer.replay_rate; 0 means
 										 * ADVISOR_ASSUMED_REPLAY_RATE */
+	bool		what_if;		/* --what-if: the what-if table too */
+	int64_t		what_if_mb[WALSIZER_WHAT_IF_MAX_ASKED]; /* its sizes, MB */
+	int			what_if_count;
 } AdvisorOptions;
 
 /* The extension's replay rate before it has measured one: 20 MB/s. */
@@ -132,6 +136,17 @@ typedef struct Advice
 	char		reason[WALSIZER_REASON_LEN];	/* the policy's */
 	char		basis[WALSIZER_REASON_LEN]; /* what the cycle was sized
 											 * from */
+
+	/*
+	 * The run's load as the image model takes it (what_if.h), and the
+	 * what-if table built on it when --what-if asked for one.  The
+	 * advisor knows the working set (table statistics), not the disk: the
+	 * table's room for pg_wal is unknown.
+	 */
+	WalsizerLoad load;
+	bool		what_if_asked;	/* --what-if */
+	bool		what_if_done;	/* not for a standby, nor without advice */
+	WalsizerWhatIf what_if;
 } Advice;
 
 /*
@@ -165,12 +180,6 @@ extern void advisor_recommend(const Advisor *adv,
 							  const AdvisorWorkingSet *working_set,
 							  Advice *advice);
 
-/* The model behind a predicted cycle; exported for the unit tests. */
-extern uint64_t advisor_predicted_cycle_bytes(double record_bytes_s,
-											  double fpi_bytes_per_cycle,
-											  double cycle_s,
-											  double working_set_bytes,
-											  double timeout_s);
 extern const char *advisor_verdict_name(AdvisorVerdict verdict);
 
 #endif							/* WALSIZER_ADVICE_H */

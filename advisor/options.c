@@ -44,6 +44,7 @@ enum
 	OPT_MAX_RECOVERY_TIME,
 	OPT_REPLAY_RATE,
 	OPT_JSON,
+	OPT_WHAT_IF,
 	OPT_HELP,
 	OPT_VERSION
 };
@@ -78,6 +79,9 @@ usage(FILE *out)
 			"      --replay-rate=MBPS   walsizer.replay_rate in MB/s (default: assumed 20)\n\n"
 			"Output:\n"
 			"      --json               one JSON document on standard output\n"
+			"      --what-if[=SIZE,...] also the what-if table: per candidate max_wal_size\n"
+			"                           (now, recommended, 1/4 to 4x of it, and each SIZE)\n"
+			"                           checkpoints, WAL and worst crash recovery\n"
 			"  -q, --quiet              no window lines and no progress\n\n"
 			"Other options:\n"
 			"  -V, --version            output version information, then exit\n"
@@ -304,15 +308,51 @@ policy_option(int c, const char *value, Options *o)
 	return NOT_THIS_GROUP;
 }
 
+/*
+ * --what-if's sizes: "1GB,8GB", at most WALSIZER_WHAT_IF_MAX_ASKED, each a
+ * size as --max takes it; none (a bare --what-if) is the table without.
+ */
+static int
+parse_what_if_sizes(const char *value, Options *o)
+{
+	char		size[64];
+	const char *p = value;
+
+	o->advisor.what_if = true;
+	o->advisor.what_if_count = 0;
+	if (value == NULL)
+		return 0;
+	for (;;)
+	{
+		size_t		len = strcspn(p, ",");
+		int64_t		mb;
+
+		if (len == 0 || len >= sizeof(size))
+			return advisor_bad_input("invalid value for --what-if: \"%s\" (sizes such as 1GB,8GB)", value);
+		memcpy(size, p, len);
+		size[len] = '\0';
+		if ((mb = parse_mb(size)) < 0)
+			return advisor_bad_input("invalid value for --what-if: \"%s\" (\"%s\" is not a size such as 1024MB or 8GB)",
+									 value, size);
+		if (o->advisor.what_if_count == WALSIZER_WHAT_IF_MAX_ASKED)
+			return advisor_bad_input("invalid value for --what-if: \"%s\" (at most %d sizes)",
+									 value, WALSIZER_WHAT_IF_MAX_ASKED);
+		o->advisor.what_if_mb[o->advisor.what_if_count++] = mb;
+		if (p[len] == '\0')
+			return 0;
+		p += len + 1;
+	}
+}
+
 static void
 print_version(void)
 {
 	printf("%s (pg_walsizer) %s\n", PROGRAM, ADVISOR_VERSION);
 }
 
-/* -q, --json, -?, --help, -V, --version */
+/* -q, --json, --what-if, -?, --help, -V, --version */
 static int
-output_option(int c, Options *o)
+output_option(int c, const char *value, Options *o)
 {
 	switch (c)
 	{
@@ -322,6 +362,8 @@ output_option(int c, Options *o)
 		case OPT_JSON:
 			o->json = true;
 			return 0;
+		case OPT_WHAT_IF:
+			return parse_what_if_sizes(value, o);
 		case OPT_HELP:
 			usage(stdout);
 			exit(EXIT_MEASURED);
@@ -345,11 +387,11 @@ take_option(int c, char **argv, Options *o)
 		return status;
 	if ((status = policy_option(c, optarg, o)) != NOT_THIS_GROUP)
 		return status;
-	if ((status = output_option(c, o)) != NOT_THIS_GROUP)
+	if ((status = output_option(c, optarg, o)) != NOT_THIS_GROUP)
 		return status;
 	/* getopt's '?' is also what an unknown option returns: look at it */
 	if (c == '?' && optind > 1 && strcmp(argv[optind - 1], "-?") == 0)
-		return output_option(OPT_HELP, o);
+		return output_option(OPT_HELP, NULL, o);
 	if (c == ':')
 		return advisor_bad_input("option %s needs a value; try \"%s --help\"",
 								 argv[optind - 1], PROGRAM);
@@ -397,6 +439,7 @@ advisor_parse_options(int argc, char **argv, Options *o)
 		{"max-recovery-time", required_argument, NULL, OPT_MAX_RECOVERY_TIME},
 		{"replay-rate", required_argument, NULL, OPT_REPLAY_RATE},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"what-if", optional_argument, NULL, OPT_WHAT_IF},
 		{"help", no_argument, NULL, OPT_HELP},
 		{"version", no_argument, NULL, OPT_VERSION},
 		{NULL, 0, NULL, 0}

@@ -65,6 +65,54 @@ report_cloudnativepg_snippet(char *buf, size_t len, int64_t size_mb)
 			 size_mb);
 }
 
+/*
+ * The what-if table: a row per candidate size, its columns named as the
+ * JSON's, units in the names.  The advisor cannot see the disk, so the
+ * WAL volume's room is "unknown" on every row.
+ */
+static void
+report_what_if_text(FILE *out, const ReportRow *row)
+{
+	const Advice *a = row->advice;
+	const WalsizerWhatIf *w = &a->what_if;
+
+	if (!a->what_if_done)
+	{
+		fprintf(out, "  what if: none: %s\n",
+				row->facts->standby ?
+				"a standby's restartpoints follow its primary's checkpoints, whatever its size" :
+				"no recommendation to build it around");
+		return;
+	}
+	fprintf(out, "  what if (%s):\n", w->basis);
+	fprintf(out, "    %8s  %-22s %20s %15s %15s %10s %14s %11s  %s\n",
+			"size_mb", "kind", "checkpoints_per_hour", "forced_per_hour",
+			"wal_mb_per_hour", "recovery_s", "peak_pg_wal_mb", "wal_room_mb",
+			"allowed");
+	for (int i = 0; i < w->count; i++)
+	{
+		const WalsizerWhatIfRow *r = &w->rows[i];
+		char		kind[64];
+		char		recovery[32];
+		char		room[32];
+
+		walsizer_what_if_kinds_text(r->kinds, kind, sizeof(kind));
+		if (r->recovery_known)
+			snprintf(recovery, sizeof(recovery), "%.1f", r->recovery_s);
+		else
+			snprintf(recovery, sizeof(recovery), "unknown");
+		if (w->wal_room_known)
+			snprintf(room, sizeof(room), "%" PRId64, w->wal_room_mb);
+		else
+			snprintf(room, sizeof(room), "unknown");
+		fprintf(out, "    %8" PRId64 "  %-22s %20.1f %15.1f %15.1f %10s %14" PRId64 " %11s  %s%s\n",
+				r->size_mb, kind, r->checkpoints_per_hour, r->forced_per_hour,
+				r->wal_mb_per_hour, recovery, r->peak_pg_wal_mb,
+				room,
+				r->allowed ? "yes" : "no: ", r->why_not);
+	}
+}
+
 void
 report_text(FILE *out, const ReportRow *row)
 {
@@ -121,6 +169,8 @@ report_text(FILE *out, const ReportRow *row)
 			a->recommended_mb, a->estimated_recovery_s,
 			a->replay_rate_assumed ? "an assumed" : "the given",
 			a->replay_rate_bytes_s / BYTES_PER_MB);
+	if (a->what_if_asked)
+		report_what_if_text(out, row);
 }
 
 void
@@ -312,6 +362,52 @@ json_recommendation(JsonObject *o, const ReportRow *row)
 	json_text(o, "apply_cloudnativepg", to_apply ? apply : NULL);
 }
 
+/*
+ * The what-if table as an array of rows (null when not asked for or not
+ * built), with what it used where a figure is unknown: the WAL volume's
+ * room is null on every row, the advisor cannot see the disk.
+ */
+static void
+json_what_if(JsonObject *o, const ReportRow *row)
+{
+	const Advice *a = row->advice;
+	const WalsizerWhatIf *w = &a->what_if;
+	bool		done = row->error == NULL && a->what_if_done;
+
+	json_text(o, "what_if_basis", done ? w->basis : NULL);
+	json_key(o, "what_if");
+	if (!done)
+	{
+		fputs("null", o->out);
+		return;
+	}
+	fputs("[", o->out);
+	for (int i = 0; i < w->count; i++)
+	{
+		const WalsizerWhatIfRow *r = &w->rows[i];
+		JsonObject	ro = {o->out, true};
+		char		kind[64];
+
+		walsizer_what_if_kinds_text(r->kinds, kind, sizeof(kind));
+		fprintf(o->out, "%s\n    {", i ? "," : "");
+		json_int(&ro, "size_mb", true, r->size_mb);
+		json_text(&ro, "kind", kind);
+		json_real(&ro, "checkpoints_per_hour", true, r->checkpoints_per_hour, 2);
+		json_real(&ro, "forced_per_hour", true, r->forced_per_hour, 2);
+		json_real(&ro, "wal_mb_per_hour", true, r->wal_mb_per_hour, 1);
+		json_real(&ro, "recovery_s", r->recovery_known, r->recovery_s, 1);
+		json_text(&ro, "replay_rate_source", w->replay_rate_source);
+		json_text(&ro, "images_up_to", w->working_set_known ?
+				  "working_set" : "none: grow with the cycle");
+		json_int(&ro, "peak_pg_wal_mb", true, r->peak_pg_wal_mb);
+		json_int(&ro, "wal_room_mb", w->wal_room_known, w->wal_room_mb);
+		json_bool(&ro, "allowed", true, r->allowed);
+		json_text(&ro, "why_not", r->why_not);
+		fputs("}", o->out);
+	}
+	fputs("]", o->out);
+}
+
 void
 report_json(FILE *out, const ReportRow *rows, int count, time_t at)
 {
@@ -336,6 +432,7 @@ report_json(FILE *out, const ReportRow *rows, int count, time_t at)
 		json_text(&o, "error", rows[i].error);
 		json_measured(&o, &rows[i]);
 		json_recommendation(&o, &rows[i]);
+		json_what_if(&o, &rows[i]);
 		fprintf(out, "}");
 	}
 	fprintf(out, "\n]}\n");

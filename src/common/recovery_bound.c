@@ -53,26 +53,24 @@ walsizer_recovery_cap_mb(double max_recovery_s, double replay_bytes_per_s)
 }
 
 /*
- * How long a crash recovery takes at its worst, in seconds, at a size of
- * size_mb: the WAL to replay over the replay rate; 0 when the rate is not a
- * positive finite number.  The distance is size_mb (see
+ * The most WAL a crash recovery replays at a size of size_mb, in bytes:
+ * the WAL from the redo pointer of the last completed checkpoint to the end
+ * of WAL, just before the next checkpoint completes.  That is size_mb (see
  * walsizer_recovery_cap_mb()), or less when the load fills less:
  * (1 + completion_target) times cycle_bytes, the most WAL one checkpoint
  * cycle writes at the current load (0 when unknown).  But never less than
  * seen_bytes, the most WAL a crash would have replayed at any moment of the
  * last few cycles (0 when unknown): the WAL written while a checkpoint
  * runs holds more full-page images than the cycle's average, so the model
- * alone falls short of what was really pending.
+ * alone falls short of what was really pending.  It is also the most of
+ * pg_wal that the checkpoints keep at that size and load (what_if.c).
  */
 double
-walsizer_estimated_recovery_s(int64_t size_mb, double completion_target,
-							  uint64_t cycle_bytes, uint64_t seen_bytes,
-							  double replay_bytes_per_s)
+walsizer_worst_pending_bytes(int64_t size_mb, double completion_target,
+							 uint64_t cycle_bytes, uint64_t seen_bytes)
 {
 	double		distance = (double) policy_clamp_size(size_mb) * (double) BYTES_PER_MB;
 
-	if (!isfinite(replay_bytes_per_s) || replay_bytes_per_s <= 0)
-		return 0;
 	if (cycle_bytes > 0)
 	{
 		double		at_load = (1.0 + policy_sane_fraction(completion_target,
@@ -84,7 +82,24 @@ walsizer_estimated_recovery_s(int64_t size_mb, double completion_target,
 	}
 	if ((double) seen_bytes > distance)
 		distance = (double) seen_bytes;
-	return distance / replay_bytes_per_s;
+	return distance;
+}
+
+/*
+ * How long a crash recovery takes at its worst, in seconds, at a size of
+ * size_mb: the WAL to replay (walsizer_worst_pending_bytes()) over the
+ * replay rate; 0 when the rate is not a positive finite number.
+ */
+double
+walsizer_estimated_recovery_s(int64_t size_mb, double completion_target,
+							  uint64_t cycle_bytes, uint64_t seen_bytes,
+							  double replay_bytes_per_s)
+{
+	if (!isfinite(replay_bytes_per_s) || replay_bytes_per_s <= 0)
+		return 0;
+	return walsizer_worst_pending_bytes(size_mb, completion_target,
+										cycle_bytes, seen_bytes) /
+		replay_bytes_per_s;
 }
 
 /*

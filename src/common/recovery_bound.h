@@ -18,6 +18,10 @@
 
 extern int64_t walsizer_recovery_cap_mb(double max_recovery_s,
 										double replay_bytes_per_s);
+extern double walsizer_worst_pending_bytes(int64_t size_mb,
+										  double completion_target,
+										  uint64_t cycle_bytes,
+										  uint64_t seen_bytes);
 extern double walsizer_estimated_recovery_s(int64_t size_mb,
 											double completion_target,
 											uint64_t cycle_bytes,

@@ -66,6 +66,16 @@
  * only without a positive time and rate; an estimate >= 0 and at most the
  * size over the rate; the conservative rate one of the valid rates given.
  *
+ * The what-if table (what_if.c), built at the end from the settings, the
+ * last measurement as a load and sizes the input asks for, keeps its
+ * promises too: at most WALSIZER_WHAT_IF_MAX_ROWS rows, by size, each once,
+ * every figure a finite number >= 0; checkpoints forced exactly when the
+ * model's checkpoint_timeout of WAL passes the size's trigger, and then
+ * every one of them; a larger size never more WAL, checkpoints or forced
+ * checkpoints per hour, never a shorter recovery, and never a recovery
+ * longer than its size at the rate; a size above the cap not allowed, and
+ * a row not allowed exactly when it says why.
+ *
  * Sanitizers (address, undefined) catch what the checks cannot.
  *
  *-------------------------------------------------------------------------
@@ -75,6 +85,7 @@
 
 #include "policy.h"
 #include "size_units.h"
+#include "what_if.h"
 #include "fuzz_input.h"
 
 #define MAX_STEPS 64
@@ -657,6 +668,128 @@ read_measurements(FuzzInput *in, WalsizerMeasurements *m)
 	(void) fuzz_int(in);
 }
 
+/* relative slack for comparing figures computed through pow() and bisection */
+#define WHAT_IF_SLACK 1e-9
+
+static void
+what_if_violated(const char *promise, const WalsizerWhatIfInput *in,
+				 const WalsizerWhatIf *w, int row)
+{
+	fprintf(stderr,
+			"broken what-if promise: %s (row %d of %d)\n"
+			"  load %g B/s, %g B per %g s cycle, working set %g B\n"
+			"  segment %lld B, timeout %g s, target %g, rate %g, cap %lld, room %lld, current %lld, recommended %lld\n",
+			promise, row, w->count, in->load.record_bytes_s,
+			in->load.fpi_bytes_per_cycle, in->load.cycle_s,
+			in->load.working_set_bytes, (long long) in->segment_bytes,
+			in->checkpoint_timeout_s, in->completion_target,
+			in->replay_bytes_per_s, (long long) in->cap_mb,
+			(long long) in->wal_room_mb, (long long) in->current_mb,
+			(long long) in->recommended_mb);
+	for (int i = 0; i < w->count; i++)
+		fprintf(stderr, "  %lld MB: cycle %g s, %g/h (%g forced), %g MB/h, %g s, peak %lld MB, %s%s\n",
+				(long long) w->rows[i].size_mb, w->rows[i].cycle_s,
+				w->rows[i].checkpoints_per_hour, w->rows[i].forced_per_hour,
+				w->rows[i].wal_mb_per_hour, w->rows[i].recovery_s,
+				(long long) w->rows[i].peak_pg_wal_mb,
+				w->rows[i].allowed ? "allowed" : "not allowed: ",
+				w->rows[i].why_not);
+	abort();
+}
+
+#define WHAT_IF_PROMISE(cond, row) \
+	do { if (!(cond)) what_if_violated(#cond, &in, &w, row); } while (0)
+
+static bool
+not_more(double later, double earlier)
+{
+	return later <= earlier * (1 + WHAT_IF_SLACK) + WHAT_IF_SLACK;
+}
+
+/*
+ * The what-if table for the settings and the last measurement taken as a
+ * load (its record rate, its WAL as one cycle's images over its window,
+ * the WAL after the redo pointer as the working set), with sizes the rest
+ * of the input asks for.
+ */
+static void
+check_what_if(FuzzInput *input, const WalsizerSettings *s,
+			  const WalsizerMeasurements *m)
+{
+	WalsizerWhatIfInput in;
+	WalsizerWhatIf w;
+	int64_t		asked[WALSIZER_WHAT_IF_MAX_ASKED + 2];
+	double		timeout_s;
+
+	memset(&in, 0, sizeof(in));
+	in.load.record_bytes_s = m->recent_record_rate;
+	in.load.fpi_bytes_per_cycle = (double) m->wal_bytes;
+	in.load.cycle_s = m->window_s;
+	in.load.working_set_bytes = (double) m->wal_since_redo_bytes;
+	in.segment_bytes = s->segment_bytes;
+	in.checkpoint_timeout_s = s->checkpoint_timeout_s;
+	in.completion_target = s->completion_target;
+	in.replay_bytes_per_s = m->recent_rate;
+	in.replay_rate_source = fuzz_flag(input) ? "measured" : NULL;
+	in.cap_mb = s->max_mb;
+	in.cap_source = (WalsizerCapSource) (fuzz_byte(input) % 4);
+	in.wal_room_mb = s->disk_cap_mb;
+	in.current_mb = s->current_mb;
+	in.recommended_mb = s->baseline_mb;
+	in.asked_count = fuzz_byte(input) % (WALSIZER_WHAT_IF_MAX_ASKED + 3);
+	for (int i = 0; i < in.asked_count; i++)
+		asked[i] = fuzz_int(input);
+	in.asked_mb = asked;
+	walsizer_what_if(&in, &w);
+
+	/* as the table reads it: PostgreSQL's default below a second */
+	timeout_s = isfinite(s->checkpoint_timeout_s) && s->checkpoint_timeout_s >= 1 ?
+		s->checkpoint_timeout_s : DEFAULT_CHECKPOINT_TIMEOUT_S;
+	WHAT_IF_PROMISE(w.count >= 0 && w.count <= WALSIZER_WHAT_IF_MAX_ROWS, -1);
+	WHAT_IF_PROMISE(strlen(w.basis) < sizeof(w.basis), -1);
+	WHAT_IF_PROMISE(isfinite(w.timed_cycle_bytes) && w.timed_cycle_bytes >= 0, -1);
+	for (int i = 0; i < w.count; i++)
+	{
+		const WalsizerWhatIfRow *r = &w.rows[i];
+		double		trigger = (double) walsizer_trigger_bytes(r->size_mb,
+															  s->segment_bytes,
+															  s->completion_target);
+
+		WHAT_IF_PROMISE(r->size_mb > 0 && r->size_mb <= SIZE_LIMIT_MB, i);
+		WHAT_IF_PROMISE(r->kinds != 0 && (r->kinds & ~0x0fu) == 0, i);
+		WHAT_IF_PROMISE(i == 0 || w.rows[i - 1].size_mb < r->size_mb, i);
+		WHAT_IF_PROMISE(isfinite(r->cycle_s) && r->cycle_s > 0 &&
+						r->cycle_s <= timeout_s, i);
+		WHAT_IF_PROMISE(isfinite(r->checkpoints_per_hour) &&
+						r->checkpoints_per_hour > 0, i);
+		WHAT_IF_PROMISE(r->forced_per_hour == 0 ||
+						r->forced_per_hour == r->checkpoints_per_hour, i);
+		WHAT_IF_PROMISE((r->forced_per_hour > 0) ==
+						(w.timed_cycle_bytes > trigger), i);
+		WHAT_IF_PROMISE(isfinite(r->wal_mb_per_hour) && r->wal_mb_per_hour >= 0, i);
+		WHAT_IF_PROMISE(isfinite(r->recovery_s) && r->recovery_s >= 0, i);
+		WHAT_IF_PROMISE(r->recovery_known ==
+						(isfinite(in.replay_bytes_per_s) && in.replay_bytes_per_s >= 1), i);
+		WHAT_IF_PROMISE(r->recovery_known || r->recovery_s == 0, i);
+		WHAT_IF_PROMISE(!r->recovery_known ||
+						r->recovery_s <= (double) r->size_mb * BYTES_PER_MB /
+						in.replay_bytes_per_s * (1 + 1e-12), i);
+		WHAT_IF_PROMISE(r->peak_pg_wal_mb > 0 && r->peak_pg_wal_mb <= SIZE_LIMIT_MB, i);
+		WHAT_IF_PROMISE(r->allowed == (r->why_not[0] == '\0'), i);
+		WHAT_IF_PROMISE(!(in.cap_mb > 0 && r->size_mb > in.cap_mb) ||
+						(!r->allowed && strstr(r->why_not, "above the cap") != NULL), i);
+		if (i > 0)
+		{
+			const WalsizerWhatIfRow *p = &w.rows[i - 1];
+
+			WHAT_IF_PROMISE(not_more(r->wal_mb_per_hour, p->wal_mb_per_hour), i);
+			WHAT_IF_PROMISE(not_more(r->checkpoints_per_hour, p->checkpoints_per_hour), i);
+			WHAT_IF_PROMISE(not_more(r->forced_per_hour, p->forced_per_hour), i);
+			WHAT_IF_PROMISE(not_more(p->recovery_s, r->recovery_s), i);
+		}
+	}
+}
+
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -666,8 +799,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	WalsizerSettings settings;
 	WalsizerPolicyState state;
 	int			steps;
+	WalsizerMeasurements last;
 
 	read_settings(&input, &settings);
+	memset(&last, 0, sizeof(last));
 
 	/* a fresh state, or any state the state file can hold */
 	walsizer_policy_init_state(&state);
@@ -719,8 +854,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		state = d.state;
 		settings.current_mb = d.new_mb;
+		last = m;
 		if (input.pos >= input.len && i > 0)
 			break;
 	}
+	/* after the steps, so that the seeds' steps keep their meaning */
+	check_what_if(&input, &settings, &last);
 	return 0;
 }

@@ -29,7 +29,7 @@
 /* the pipeline's state is large (the measurement's WAL history) */
 static Advisor adv;
 
-/* --- advisor_predicted_cycle_bytes --------------------------------------- */
+/* --- walsizer_predicted_cycle_bytes --------------------------------------- */
 
 #define CHECK_NEAR_BYTES(bytes, expected) \
 	CHECK_CMP(llabs((long long) (bytes) - (long long) llround(expected)), <=, 1)
@@ -38,8 +38,8 @@ static void
 a_cycle_without_images_is_the_records_over_the_timeout(void)
 {
 	/* 1 MB/s for 300 s, with or without a working set */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 0, 10, 0, 300), 300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 0, 10, 100 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 0, 10, 0, 300), 300 * 1048576ULL);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 0, 10, 100 * MB, 300),
 			  300 * 1048576ULL);
 }
 
@@ -47,17 +47,17 @@ static void
 images_saturate_at_the_working_set(void)
 {
 	/* a measured cycle already logged more than the set: the set, once */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 100 * MB, 10, 50 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 100 * MB, 10, 50 * MB, 300),
 			  50 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 50 * MB, 10, 50 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 50 * MB, 10, 50 * MB, 300),
 			  50 * 1048576ULL);
 	/* records come on top */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 100 * MB, 10, 50 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 100 * MB, 10, 50 * MB, 300),
 			  350 * 1048576ULL);
 	/* a long cycle over a small share comes close to the set, never past */
-	CHECK_UCMP(advisor_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), <=,
+	CHECK_UCMP(walsizer_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), <=,
 			   50 * 1048576ULL);
-	CHECK_UCMP(advisor_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), >=,
+	CHECK_UCMP(walsizer_predicted_cycle_bytes(0, MB, 1, 50 * MB, 3600), >=,
 			   50 * 1048576ULL - 1048576ULL);
 }
 
@@ -70,14 +70,14 @@ images_saturate_at_the_working_set(void)
 static void
 images_follow_the_closed_form_between(void)
 {
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(2 * MB, 10 * MB, 10, 100 * MB, 30),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(2 * MB, 10 * MB, 10, 100 * MB, 30),
 					 87.1 * MB);
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 30),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 30),
 					 27.1 * MB);
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 5),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 5),
 					 (1 - sqrt(0.9)) * 100 * MB);
 	/* one measured cycle's length: the images measured, exactly */
-	CHECK_NEAR_BYTES(advisor_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 10),
+	CHECK_NEAR_BYTES(walsizer_predicted_cycle_bytes(0, 10 * MB, 10, 100 * MB, 10),
 					 10 * MB);
 }
 
@@ -85,14 +85,14 @@ static void
 images_grow_linearly_without_a_working_set(void)
 {
 	/* 10 MB per 10 s cycle over 300 s: 300 MB, and 300 MB of records */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 300),
 			  600 * 1048576ULL);
 	/* a working set that is not a number, or negative, is none */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, NAN, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, NAN, 300),
 			  600 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, INFINITY, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, INFINITY, 300),
 			  600 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, -5 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, -5 * MB, 300),
 			  600 * 1048576ULL);
 }
 
@@ -100,28 +100,28 @@ static void
 bad_inputs_give_a_bounded_cycle(void)
 {
 	/* no timeout: no cycle */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 0), 0);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, -300), 0);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, NAN), 0);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, 10 * MB, 10, 0, INFINITY), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, 0), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, -300), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, NAN), 0);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, 10 * MB, 10, 0, INFINITY), 0);
 	/* a negative or unknown rate or image volume counts as none */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(-MB, 10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(-MB, 10 * MB, 10, 0, 300),
 			  300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(NAN, 10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(NAN, 10 * MB, 10, 0, 300),
 			  300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, -10 * MB, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, -10 * MB, 10, 0, 300),
 			  300 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(MB, INFINITY, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(MB, INFINITY, 10, 0, 300),
 			  300 * 1048576ULL);
 	/* no measured cycle length: the images measured, not scaled */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 10 * MB, 0, 0, 300), 10 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 10 * MB, NAN, 0, 300), 10 * 1048576ULL);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 10 * MB, -1, 100 * MB, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 10 * MB, 0, 0, 300), 10 * 1048576ULL);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 10 * MB, NAN, 0, 300), 10 * 1048576ULL);
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 10 * MB, -1, 100 * MB, 300),
 			  10 * 1048576ULL);
 	/* an absurd load is bounded, not undefined */
-	CHECK_UEQ(advisor_predicted_cycle_bytes(1e300, 0, 10, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(1e300, 0, 10, 0, 300),
 			  (uint64_t) 1e18);
-	CHECK_UEQ(advisor_predicted_cycle_bytes(0, 1e300, 1e-300, 0, 300),
+	CHECK_UEQ(walsizer_predicted_cycle_bytes(0, 1e300, 1e-300, 0, 300),
 			  (uint64_t) 1e18);
 }
 
@@ -658,12 +658,73 @@ a_predicted_cycle_is_the_run_over_all_its_checkpoints(void)
 	CHECK(a->cycle_predicted);
 	seconds = a->seconds;
 	checkpoints = (double) (a->timed + a->requested);
-	expected = advisor_predicted_cycle_bytes((double) a->wal_bytes *
+	expected = walsizer_predicted_cycle_bytes((double) a->wal_bytes *
 											 (1 - a->fpi_share) / seconds,
 											 (double) a->wal_bytes *
 											 a->fpi_share / checkpoints,
 											 seconds / checkpoints, 0, 30);
 	CHECK_UEQ(a->cycle_bytes, expected);
+}
+
+/*
+ * --what-if: the table is built on the model the advice predicted its
+ * cycle with (the same WAL per checkpoint_timeout), around the running
+ * size and the recommendation, with the sizes asked for; at the running
+ * size it gives back the run it was measured on (59 checkpoints forced in
+ * 120 s: 1770 an hour); the advisor knows the working set, not the disk.
+ */
+static void
+what_if_is_built_on_the_advices_own_model(void)
+{
+	static FakeServer srv;
+	AdvisorOptions options;
+	AdvisorWorkingSet ws = {25600, 3};
+	RunResult r;
+	const Advice *a = &r.advice;
+	const WalsizerWhatIf *w = &a->what_if;
+	const WalsizerWhatIfRow *running = NULL;
+	const WalsizerWhatIfRow *recommended = NULL;
+	const WalsizerWhatIfRow *asked = NULL;
+
+	advisor_default_options(&options);
+	options.what_if = true;
+	options.what_if_mb[0] = 1024;
+	options.what_if_count = 1;
+	server_start(&srv, 64, 300);
+	run_advisor(&srv, &options, 120, 4, 12, &ws, &r);
+
+	CHECK(a->what_if_asked);
+	CHECK(a->what_if_done);
+	CHECK(a->cycle_predicted);
+	CHECK(fabs(w->timed_cycle_bytes - (double) a->cycle_bytes) <= 1);
+	for (int i = 0; i < w->count; i++)
+	{
+		if (w->rows[i].kinds & WALSIZER_WHAT_IF_RUNNING)
+			running = &w->rows[i];
+		if (w->rows[i].kinds & WALSIZER_WHAT_IF_RECOMMENDED)
+			recommended = &w->rows[i];
+		if (w->rows[i].kinds & WALSIZER_WHAT_IF_ASKED)
+			asked = &w->rows[i];
+	}
+	CHECK(running && running->size_mb == 64);
+	CHECK(running && fabs(running->forced_per_hour - 1770) < 0.05 * 1770);
+	CHECK(recommended && recommended->size_mb == a->recommended_mb);
+	CHECK(recommended && recommended->forced_per_hour == 0);
+	CHECK(recommended && recommended->checkpoints_per_hour == 12);
+	CHECK(recommended && fabs(recommended->recovery_s - a->estimated_recovery_s) < 0.01);
+	CHECK(asked && asked->size_mb == 1024);
+	CHECK(w->working_set_known);
+	CHECK(!w->wal_room_known);
+	CHECK_STR_CONTAINS(w->basis, "free space of the WAL volume unknown");
+	CHECK(strcmp(w->replay_rate_source, "assumed") == 0);
+
+	/* not asked for: not built */
+	advisor_default_options(&options);
+	server_start(&srv, 64, 300);
+	run_advisor(&srv, &options, 120, 4, 12, &ws, &r);
+	CHECK(!a->what_if_asked);
+	CHECK(!a->what_if_done);
+	CHECK_EQ(w->count, 0);
 }
 
 /* Each window's image share is its own, not the run's so far. */
@@ -883,6 +944,7 @@ main(void)
 	RUN_TEST(suite, a_predicted_cycle_is_no_less_than_a_measured_one);
 	RUN_TEST(suite, images_and_the_working_set_are_counted_in_the_servers_blocks);
 	RUN_TEST(suite, a_predicted_cycle_is_the_run_over_all_its_checkpoints);
+	RUN_TEST(suite, what_if_is_built_on_the_advices_own_model);
 	RUN_TEST(suite, each_window_has_its_own_image_share);
 	RUN_TEST(suite, a_load_above_the_cap_is_capped_at_the_cap);
 	RUN_TEST(suite, the_recovery_time_bound_caps_the_advice);

@@ -247,6 +247,46 @@ a_trace_is_one_servers(void)
 	CHECK_STR_CONTAINS(messages, "--replay reads a trace; it takes no server");
 }
 
+/* --- --what-if ---------------------------------------------------------------- */
+
+static void
+what_if_takes_sizes_or_none(void)
+{
+	char	   *bare[] = {"pg_walsizer_advisor", "--what-if", NULL};
+	char	   *sizes[] = {"pg_walsizer_advisor", "--what-if=1GB,8192MB", NULL};
+	char	   *none[] = {"pg_walsizer_advisor", NULL};
+	Options		o;
+
+	CHECK_EQ(parse(2, bare, &o), 0);
+	CHECK(o.advisor.what_if);
+	CHECK_EQ(o.advisor.what_if_count, 0);
+	CHECK_EQ(parse(2, sizes, &o), 0);
+	CHECK(o.advisor.what_if);
+	CHECK_EQ(o.advisor.what_if_count, 2);
+	CHECK_EQ(o.advisor.what_if_mb[0], 1024);
+	CHECK_EQ(o.advisor.what_if_mb[1], 8192);
+	CHECK_EQ(parse(1, none, &o), 0);
+	CHECK(!o.advisor.what_if);
+}
+
+static void
+what_if_rejects_what_is_not_a_size(void)
+{
+	char	   *word[] = {"pg_walsizer_advisor", "--what-if=1GB,soon", NULL};
+	char	   *empty[] = {"pg_walsizer_advisor", "--what-if=", NULL};
+	char	   *gap[] = {"pg_walsizer_advisor", "--what-if=1GB,,2GB", NULL};
+	char	   *many[] = {"pg_walsizer_advisor",
+	"--what-if=1GB,2GB,3GB,4GB,5GB,6GB,7GB,8GB,9GB", NULL};
+	Options		o;
+
+	CHECK_EQ(parse(2, word, &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "invalid value for --what-if: \"1GB,soon\" (\"soon\" is not a size");
+	CHECK_EQ(parse(2, empty, &o), EXIT_BAD_INPUT);
+	CHECK_EQ(parse(2, gap, &o), EXIT_BAD_INPUT);
+	CHECK_EQ(parse(2, many, &o), EXIT_BAD_INPUT);
+	CHECK_STR_CONTAINS(messages, "at most 8 sizes");
+}
+
 /* --- JSON ------------------------------------------------------------------- */
 
 static char *json;
@@ -445,6 +485,107 @@ text_names_the_ha_managers_commands(void)
 	CHECK(strstr(json, "CloudNativePG") == NULL);
 }
 
+/*
+ * An advice with the table of what_if.c around 1024 MB, recommended 2048,
+ * the cap at 4096: the ladder's 8192 is above it.
+ */
+static void
+advice_with_a_table(Advice *a)
+{
+	WalsizerWhatIfInput in;
+
+	memset(a, 0, sizeof(*a));
+	a->verdict = ADVISOR_GROW;
+	a->current_mb = 1024;
+	a->recommended_mb = 2048;
+	a->needed_mb = 2048;
+	a->cap_mb = 4096;
+	a->seconds = 600;
+	a->wal_bytes = 1 << 30;
+	snprintf(a->reason, sizeof(a->reason), "r");
+	snprintf(a->basis, sizeof(a->basis), "b");
+	memset(&in, 0, sizeof(in));
+	in.load.record_bytes_s = 1 << 20;
+	in.load.fpi_bytes_per_cycle = 100 << 20;
+	in.load.cycle_s = 60;
+	in.load.working_set_bytes = 1024.0 * (1 << 20);
+	in.segment_bytes = 16 << 20;
+	in.checkpoint_timeout_s = 300;
+	in.completion_target = 0.9;
+	in.replay_bytes_per_s = 20 << 20;
+	in.replay_rate_source = "assumed";
+	in.cap_mb = 4096;
+	in.cap_source = WALSIZER_CAP_SETTING;
+	in.current_mb = 1024;
+	in.recommended_mb = 2048;
+	walsizer_what_if(&in, &a->what_if);
+	a->what_if_asked = true;
+	a->what_if_done = true;
+}
+
+static void
+json_gives_the_what_if_table_as_an_array(void)
+{
+	AdvisorServerFacts facts = {.major = 15};
+	static Advice a;
+	ReportRow	row = {.label = "db1:5432/postgres", .facts = &facts,
+	.advice = &a, .sampled = true};
+
+	advice_with_a_table(&a);
+	to_json(&row, 1);
+	CHECK_STR_CONTAINS(json, "\"what_if\": [\n    {\"size_mb\": 512, \"kind\": \"ladder\", \"checkpoints_per_hour\": ");
+	CHECK_STR_CONTAINS(json, "{\"size_mb\": 1024, \"kind\": \"running,ladder\"");
+	CHECK_STR_CONTAINS(json, "{\"size_mb\": 2048, \"kind\": \"recommended\"");
+	/* the advisor cannot see the disk */
+	CHECK_STR_CONTAINS(json, "\"peak_pg_wal_mb\": ");
+	CHECK_STR_CONTAINS(json, "\"wal_room_mb\": null");
+	CHECK_STR_CONTAINS(json, "\"replay_rate_source\": \"assumed\"");
+	CHECK_STR_CONTAINS(json, "\"allowed\": true, \"why_not\": null}");
+	CHECK_STR_CONTAINS(json, "\"size_mb\": 8192");
+	CHECK_STR_CONTAINS(json, "\"allowed\": false, \"why_not\": \"above the cap of 4096 MB (walsizer.max)\"}");
+	CHECK_STR_CONTAINS(json, "\"what_if_basis\": \"full-page images up to the working set;");
+	/* not asked for: null */
+	a.what_if_done = false;
+	to_json(&row, 1);
+	CHECK_STR_CONTAINS(json, "\"what_if\": null");
+	CHECK_STR_CONTAINS(json, "\"what_if_basis\": null");
+}
+
+static void
+text_gives_the_what_if_table_with_the_disk_unknown(void)
+{
+	AdvisorServerFacts facts = {.major = 17};
+	static Advice a;
+	ReportRow	row = {.label = "db1:5432/postgres", .facts = &facts,
+	.advice = &a, .sampled = true};
+	FILE	   *out;
+	size_t		n;
+
+	advice_with_a_table(&a);
+	out = tmpfile();
+	report_text(out, &row);
+	rewind(out);
+	n = fread(json, 1, TEXT_SIZE - 1, out);
+	json[n] = '\0';
+	fclose(out);
+	CHECK_STR_CONTAINS(json, "  what if (full-page images up to the working set; replay rate assumed; free space of the WAL volume unknown: not checked):\n");
+	CHECK_STR_CONTAINS(json, "size_mb  kind                   checkpoints_per_hour forced_per_hour wal_mb_per_hour recovery_s peak_pg_wal_mb wal_room_mb  allowed\n");
+	CHECK_STR_CONTAINS(json, "\n        1024  running,ladder ");
+	CHECK_STR_CONTAINS(json, " unknown  yes\n");
+	CHECK_STR_CONTAINS(json, " unknown  no: above the cap of 4096 MB (walsizer.max)\n");
+	/* asked for, on a standby: no table, and why */
+	a.what_if_done = false;
+	facts.standby = true;
+	out = tmpfile();
+	report_text(out, &row);
+	rewind(out);
+	n = fread(json, 1, TEXT_SIZE - 1, out);
+	json[n] = '\0';
+	fclose(out);
+	CHECK_STR_CONTAINS(json, "  what if: none: a standby's restartpoints follow its primary's checkpoints");
+	CHECK(strstr(json, "size_mb") == NULL);
+}
+
 int
 main(void)
 {
@@ -468,6 +609,8 @@ main(void)
 	RUN_TEST(suite, a_max_recovery_time_of_zero_turns_the_bound_off);
 	RUN_TEST(suite, the_replay_rate_is_in_mb_per_second);
 	RUN_TEST(suite, a_trace_is_one_servers);
+	RUN_TEST(suite, what_if_takes_sizes_or_none);
+	RUN_TEST(suite, what_if_rejects_what_is_not_a_size);
 	RUN_TEST(suite, json_carries_the_version_and_the_time);
 	RUN_TEST(suite, json_names_actions_as_the_sql_api);
 	RUN_TEST(suite, json_says_null_for_what_is_unknown);
@@ -476,6 +619,8 @@ main(void)
 	RUN_TEST(suite, json_lists_a_fleet_as_one_array);
 	RUN_TEST(suite, text_says_when_the_cap_holds_the_size_back);
 	RUN_TEST(suite, text_names_the_ha_managers_commands);
+	RUN_TEST(suite, json_gives_the_what_if_table_as_an_array);
+	RUN_TEST(suite, text_gives_the_what_if_table_with_the_disk_unknown);
 	unlink(servers_file("empty", ""));
 	unlink(servers_file("comments", ""));
 	unlink(servers_file("two", ""));
