@@ -64,8 +64,8 @@
 #include "recovery_bound_server.h"
 #include "server_sample.h"
 #include "shared_state.h"
-#include "size_units.h"
 #include "size_owner_server.h"
+#include "size_units.h"
 #include "stats_reader.h"
 #include "walsizer.h"
 
@@ -97,7 +97,7 @@ typedef struct WorkerState
 	int64		disk_measured_us;	/* 0: measure at the next sample */
 	int64		disk_cap_mb;	/* disk_fraction of the WAL volume, 0 unknown */
 	double		disk_cap_fraction;	/* walsizer.disk_fraction it was taken at */
-	int64		disk_cap_without_held_mb;	/* the share with the held WAL,
+	int64		disk_cap_without_held_mb;	/* the share were no WAL held,
 											 * 0 unknown */
 	WalsizerHeldWal held;		/* WAL slots, wal_keep_size, the archiver hold */
 	bool		held_known;		/* held was measured */
