@@ -1,3 +1,6 @@
+# walsizer-test: version-dependent
+# (replication slots read from shared memory, invalidated slots by major: src/server/compat.h; test/pg-matrix.sh runs it on every major)
+#
 # WAL that other things hold counts against the disk cap.  An inactive
 # replication slot, and an archive_command that fails, keep WAL in pg_wal
 # whatever max_wal_size says: the disk cap (walsizer.disk_fraction of the
