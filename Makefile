@@ -28,7 +28,7 @@ OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(addprefix $(srcdir)/,$(addsuffi
 DATA = pg_walsizer--1.0.sql \
 	pg_walsizer--1.0--1.1.sql pg_walsizer--1.1--1.2.sql \
 	pg_walsizer--1.2--1.3.sql pg_walsizer--1.3--1.4.sql \
-	pg_walsizer--1.4--1.5.sql
+	pg_walsizer--1.4--1.5.sql pg_walsizer--1.5--1.6.sql
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
 PG_CPPFLAGS = -I$(srcdir)/src/common -I$(srcdir)/src/server

@@ -1,6 +1,6 @@
 --
 -- Every released version of the SQL objects works with this library, and
--- ALTER EXTENSION UPDATE brings it to 1.5.  From 1.4 on an update keeps
+-- ALTER EXTENSION UPDATE brings it to 1.6.  From 1.4 on an update keeps
 -- what a DBA built on the documented objects: views and GRANTs.
 --
 DROP EXTENSION IF EXISTS pg_walsizer;
@@ -10,10 +10,10 @@ DROP EXTENSION IF EXISTS pg_walsizer;
 SELECT version FROM pg_available_extension_versions
  WHERE name = 'pg_walsizer' ORDER BY version;
 SELECT path FROM pg_extension_update_paths('pg_walsizer')
- WHERE source = '1.0' AND target = '1.5';
+ WHERE source = '1.0' AND target = '1.6';
 
 -- Version 1.0 of the SQL objects works with this library, and ALTER
--- EXTENSION UPDATE brings it to 1.5 with the new status() and decisions()
+-- EXTENSION UPDATE brings it to 1.6 with the new status() and decisions()
 -- columns, decision_counts(), the views and the same privileges.
 CREATE EXTENSION pg_walsizer VERSION '1.0';
 
@@ -43,7 +43,7 @@ SELECT has_function_privilege('pg_monitor', 'walsizer.status()', 'EXECUTE') AS m
        has_function_privilege('public', 'walsizer.status()', 'EXECUTE') AS public_may;
 
 -- 1.1 keeps working with this library (44 status() columns, 7 of
--- recommend()), and ALTER EXTENSION UPDATE brings it to 1.5
+-- recommend()), and ALTER EXTENSION UPDATE brings it to 1.6
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.1';
 SELECT array_length(p.proallargtypes, 1) AS status_columns
@@ -63,7 +63,7 @@ SELECT has_function_privilege('pg_monitor', 'walsizer.recommend()', 'EXECUTE') A
        has_function_privilege('public', 'walsizer.recommend()', 'EXECUTE') AS public_may;
 
 -- 1.2 keeps working with this library (47 status() columns, 11 of
--- decisions()), and ALTER EXTENSION UPDATE brings it to 1.5, where 1.3
+-- decisions()), and ALTER EXTENSION UPDATE brings it to 1.6, where 1.3
 -- the role the server has and the one each decision was made on
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.2';
@@ -93,7 +93,7 @@ SELECT f AS function,
   FROM unnest(ARRAY['walsizer.status()', 'walsizer.decisions()']) AS f;
 
 -- 1.3 keeps working with this library (it has no decision_counts()), and
--- ALTER EXTENSION UPDATE brings it to 1.5, which adds decision_counts()
+-- ALTER EXTENSION UPDATE brings it to 1.6, which adds decision_counts()
 -- for monitoring roles only
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.3';
@@ -187,6 +187,34 @@ RESET ROLE;
 
 DROP VIEW public.dba_status, public.dba_decisions, public.dba_decision_counts,
     public.dba_recommend, public.dba_counts_1_5;
+
+-- 1.5 to 1.6, the first update of the views: 1.5's view reads with this
+-- library; the update appends wal_held_bytes and wal_held_by to
+-- walsizer.status and keeps a DBA's view and GRANT on it, and the
+-- comments of its columns
+DROP EXTENSION pg_walsizer;
+CREATE EXTENSION pg_walsizer VERSION '1.5';
+SELECT count(*) AS status_1_5_columns
+  FROM pg_attribute WHERE attrelid = 'walsizer.status'::regclass AND attnum > 0;
+SELECT max_wal_size_mb > 0 AS reads_1_5 FROM walsizer.status;
+CREATE VIEW public.dba_status_1_5 AS SELECT max_wal_size_mb, cap_mb FROM walsizer.status;
+GRANT SELECT ON walsizer.status, public.dba_status_1_5 TO walsizer_reporter;
+GRANT EXECUTE ON FUNCTION walsizer.read_status() TO walsizer_reporter;
+ALTER EXTENSION pg_walsizer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT a.attnum, a.attname, format_type(a.atttypid, a.atttypmod) AS type
+  FROM pg_attribute a
+ WHERE a.attrelid = 'walsizer.status'::regclass AND a.attnum > 50
+ ORDER BY a.attnum;
+SELECT col_description('walsizer.status'::regclass, 1) IS NOT NULL AS old_comment_kept,
+       col_description('walsizer.status'::regclass, 52) IS NOT NULL AS new_comment;
+SET ROLE walsizer_reporter;
+SELECT max_wal_size_mb > 0 AS reads, cap_mb > 0 AS has_cap FROM public.dba_status_1_5;
+SELECT wal_held_bytes >= 0 AS held_measured,
+       wal_held_by IS NULL OR wal_held_by IN ('slot', 'wal_keep_size', 'archiver') AS holder_known
+  FROM walsizer.status;
+RESET ROLE;
+DROP VIEW public.dba_status_1_5;
 DROP EXTENSION pg_walsizer;
 DROP ROLE walsizer_reporter;
 CREATE EXTENSION pg_walsizer;

@@ -56,4 +56,15 @@ walsizer_find_guc(const char *name)
 }
 #endif
 
+/*
+ * Whether a replication slot was invalidated: a cause from 16 on; on 15 an
+ * invalidated slot's restart_lsn is invalid, which the caller checks too.
+ * Under the slot's mutex.
+ */
+#if PG_VERSION_NUM >= 160000
+#define walsizer_slot_invalidated(slot) ((slot)->data.invalidated != RS_INVAL_NONE)
+#else
+#define walsizer_slot_invalidated(slot) ((void) (slot), false)
+#endif
+
 #endif							/* WALSIZER_COMPAT_H */

@@ -8,6 +8,11 @@
  * holds now plus what its filesystem has free.  statvfs() follows a pg_wal
  * symlink to the volume it points to.
  *
+ * WAL that replication slots, wal_keep_size or the archiver hold behind
+ * the last checkpoint (held_wal_server.c) is in pg_wal whatever
+ * max_wal_size is: it is left out of the space, so that the cap falls as
+ * a forgotten slot or a failing archive_command fills the volume.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -19,6 +24,7 @@
 #include "storage/fd.h"
 
 #include "disk_space.h"
+#include "held_wal.h"
 #include "size_units.h"
 
 /* A failure to measure is logged once, until a measurement succeeds. */
@@ -26,10 +32,13 @@ static bool disk_error_reported = false;
 
 /*
  * disk_fraction of (free space on the WAL volume + the WAL files in
- * pg_wal), in MB; 0 means unknown.
+ * pg_wal - held_bytes of them), in MB; 0 means unknown, and a measured cap
+ * is at least 1 (walsizer_disk_share_mb()).  *without_held_mb, when not
+ * NULL, gets the same without leaving out the held WAL (0 unknown).
  */
 int64
-walsizer_measure_disk_cap_mb(double disk_fraction)
+walsizer_measure_disk_cap_mb(double disk_fraction, uint64 held_bytes,
+							 int64 *without_held_mb)
 {
 	struct statvfs fs;
 	uint64		wal_bytes = 0;
@@ -45,6 +54,8 @@ walsizer_measure_disk_cap_mb(double disk_fraction)
 							XLOGDIR),
 					 errdetail("Only walsizer.max limits max_wal_size until it can.")));
 		disk_error_reported = true;
+		if (without_held_mb != NULL)
+			*without_held_mb = 0;
 		return 0;
 	}
 	disk_error_reported = false;
@@ -61,7 +72,11 @@ walsizer_measure_disk_cap_mb(double disk_fraction)
 	}
 	FreeDir(dir);
 
-	return (int64) (disk_fraction *
-					((double) fs.f_bavail * fs.f_frsize + wal_bytes) /
-					BYTES_PER_MB);
+	if (without_held_mb != NULL)
+		*without_held_mb = walsizer_disk_share_mb(disk_fraction,
+												  (uint64) fs.f_bavail * fs.f_frsize,
+												  wal_bytes, 0);
+	return walsizer_disk_share_mb(disk_fraction,
+								  (uint64) fs.f_bavail * fs.f_frsize,
+								  wal_bytes, held_bytes);
 }

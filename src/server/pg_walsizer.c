@@ -130,7 +130,7 @@ define_settings(void)
 
 	DefineCustomRealVariable("walsizer.disk_fraction",
 							 "Largest share of the WAL volume's space max_wal_size may claim.",
-							 "The space counted is what pg_wal holds plus the free space of its filesystem.",
+							 "The space counted is what pg_wal holds plus the free space of its filesystem, less the WAL that replication slots, wal_keep_size and the archiver keep.",
 							 &walsizer_disk_fraction, WALSIZER_DISK_FRACTION_DEFAULT,
 							 WALSIZER_DISK_FRACTION_MIN, WALSIZER_DISK_FRACTION_MAX,
 							 PGC_SIGHUP, 0, NULL, NULL, NULL);

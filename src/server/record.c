@@ -193,6 +193,9 @@ walsizer_publish(const WalsizerIterationReport *r)
 	st->last_cycle_timed = r->figures->last_cycle_timed;
 	st->fpi_bytes_measured = r->figures->fpi_bytes_measured;
 	st->disk_cap_mb = r->disk_cap_mb;
+	st->held_known = r->held_known;
+	st->held_bytes = r->held.bytes;
+	st->held_by = (int) r->held.holder;
 	st->blocked = r->blocked;
 	st->replay_rate = r->replay_rate;
 	st->replay_rate_source = r->replay_rate_source;

@@ -11,6 +11,7 @@
 
 #include "datatype/timestamp.h"
 
+#include "held_wal.h"
 #include "measure.h"
 #include "policy.h"
 
@@ -38,6 +39,8 @@ typedef struct WalsizerIterationReport
 	TimestampTz next_window_at;
 	double		window_s;
 	int64		disk_cap_mb;
+	bool		held_known;		/* held was measured */
+	WalsizerHeldWal held;		/* WAL slots, wal_keep_size, the archiver hold */
 	bool		blocked;		/* ALTER SYSTEM is not allowed */
 	double		replay_rate;	/* bytes/s of a crash recovery */
 	int			replay_rate_source; /* WalsizerReplayRateSource */

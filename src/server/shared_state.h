@@ -49,6 +49,9 @@ typedef struct WalsizerStatus
 	double		peak_rate;		/* bytes/s */
 	uint64		wal_since_redo_bytes;
 	int64		disk_cap_mb;	/* 0 when unknown */
+	bool		held_known;		/* held_bytes was measured */
+	uint64		held_bytes;		/* WAL held behind the redo pointer */
+	int			held_by;		/* WalsizerWalHolder */
 	bool		blocked;		/* ALTER SYSTEM is not allowed */
 	int64		pending_mb;		/* written, not yet seen applied */
 	double		record_rate;	/* bytes/s, recent_rate without images */

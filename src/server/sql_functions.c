@@ -26,6 +26,7 @@
 #include "utils/timestamp.h"
 
 #include "compat.h"
+#include "held_wal.h"
 #include "policy.h"
 #include "recovery_bound_server.h"
 #include "sql_rows.h"
@@ -46,7 +47,8 @@ PG_FUNCTION_INFO_V1(walsizer_status);	/* status(), 1.0 to 1.4 */
 PG_FUNCTION_INFO_V1(walsizer_decisions);	/* decisions(), 1.0 to 1.4 */
 PG_FUNCTION_INFO_V1(walsizer_decision_counts);	/* decision_counts(), 1.4 */
 PG_FUNCTION_INFO_V1(walsizer_recommend);	/* recommend(), 1.0 to 1.4 */
-PG_FUNCTION_INFO_V1(walsizer_status_1_5);	/* the view status */
+PG_FUNCTION_INFO_V1(walsizer_status_1_5);	/* the view status, 1.5 */
+PG_FUNCTION_INFO_V1(walsizer_status_1_6);	/* the view status */
 PG_FUNCTION_INFO_V1(walsizer_decisions_1_5);	/* the view decisions */
 PG_FUNCTION_INFO_V1(walsizer_decision_counts_1_5);	/* the view decision_counts */
 PG_FUNCTION_INFO_V1(walsizer_recommend_1_5);	/* the view recommendation */
@@ -61,7 +63,8 @@ PG_FUNCTION_INFO_V1(walsizer_check_now);
 #define STATUS_COLUMNS_V1_2 47
 #define STATUS_COLUMNS_V1_3 50	/* 1.4 too */
 #define STATUS_COLUMNS_V1_5 51
-#define STATUS_COLUMNS_MAX STATUS_COLUMNS_V1_5
+#define STATUS_COLUMNS_V1_6 53
+#define STATUS_COLUMNS_MAX STATUS_COLUMNS_V1_6
 #define DECISION_COLUMNS_V1_0 11	/* 1.1 and 1.2 too */
 #define DECISION_COLUMNS_V1_3 12	/* 1.4 and 1.5 too */
 #define DECISION_COLUMNS_V1_5 DECISION_COLUMNS_V1_3
@@ -308,6 +311,27 @@ put_status_role_and_source(RowBuilder *row, const WalsizerStatus *st)
 }
 
 /*
+ * 1.6: the WAL replication slots, wal_keep_size and the archiver hold
+ * behind the redo pointer, which the disk cap leaves out of the WAL
+ * volume, and which of them holds the oldest; NULL before the worker
+ * measured it, and the holder NULL when nothing is held.
+ */
+static void
+put_status_held_wal(RowBuilder *row, const WalsizerStatus *st)
+{
+	const char *holder = walsizer_wal_holder_name((WalsizerWalHolder) st->held_by);
+
+	if (st->last_sample_at != 0 && st->held_known)
+		row_put_int64(row, (int64) st->held_bytes);
+	else
+		row_put_null(row, INT8OID);
+	if (st->last_sample_at != 0 && st->held_known && holder != NULL)
+		row_put_text(row, holder);
+	else
+		row_put_null(row, TEXTOID);
+}
+
+/*
  * status()'s row, with as many columns as the caller's row type has (one
  * of the counts accepted_columns lists).
  */
@@ -368,6 +392,11 @@ status_row(FunctionCallInfo fcinfo, const int *accepted_columns,
 		row_put_timestamp(&row, failing_since);
 		Assert(row.next == STATUS_COLUMNS_V1_5);
 	}
+	if (tupdesc->natts >= STATUS_COLUMNS_V1_6)
+	{
+		put_status_held_wal(&row, &st);
+		Assert(row.next == STATUS_COLUMNS_V1_6);
+	}
 	Assert(row.next == tupdesc->natts);
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
@@ -384,6 +413,14 @@ Datum
 walsizer_status_1_5(PG_FUNCTION_ARGS)
 {
 	static const int columns[] = {STATUS_COLUMNS_V1_5};
+
+	return status_row(fcinfo, columns, lengthof(columns), HINT_VIEWS);
+}
+
+Datum
+walsizer_status_1_6(PG_FUNCTION_ARGS)
+{
+	static const int columns[] = {STATUS_COLUMNS_V1_6};
 
 	return status_row(fcinfo, columns, lengthof(columns), HINT_VIEWS);
 }

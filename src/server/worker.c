@@ -56,6 +56,7 @@
 #include "act.h"
 #include "alter_system.h"
 #include "disk_space.h"
+#include "held_wal_server.h"
 #include "measure.h"
 #include "monotonic_clock.h"
 #include "policy.h"
@@ -64,6 +65,7 @@
 #include "server_sample.h"
 #include "shared_state.h"
 #include "size_owner_server.h"
+#include "size_units.h"
 #include "stats_reader.h"
 #include "walsizer.h"
 
@@ -95,6 +97,10 @@ typedef struct WorkerState
 	int64		disk_measured_us;	/* 0: measure at the next sample */
 	int64		disk_cap_mb;	/* disk_fraction of the WAL volume, 0 unknown */
 	double		disk_cap_fraction;	/* walsizer.disk_fraction it was taken at */
+	int64		disk_cap_without_held_mb;	/* the share were no WAL held,
+											 * 0 unknown */
+	WalsizerHeldWal held;		/* WAL slots, wal_keep_size, the archiver hold */
+	bool		held_known;		/* held was measured */
 	int64		counters_saved_us;	/* the policy's counters last saved */
 
 	int64		floor_warned_mb;	/* clamped floor last warned about */
@@ -111,7 +117,12 @@ wsw_refresh_disk_cap(int64 now_us)
 	if (ws.disk_measured_us == 0 ||
 		now_us - ws.disk_measured_us >= DISK_REFRESH_MS * 1000)
 	{
-		int64		measured = walsizer_measure_disk_cap_mb(walsizer_disk_fraction);
+		int64		measured;
+
+		ws.held_known = walsizer_measure_held_wal(&ws.held);
+		measured = walsizer_measure_disk_cap_mb(walsizer_disk_fraction,
+												ws.held.bytes,
+												&ws.disk_cap_without_held_mb);
 
 		/* jitter keeps the cap (policy.c); a new fraction is the DBA's */
 		ws.disk_cap_mb = walsizer_disk_cap_mb(ws.disk_cap_fraction == walsizer_disk_fraction ?
@@ -120,6 +131,27 @@ wsw_refresh_disk_cap(int64 now_us)
 		ws.disk_cap_fraction = walsizer_disk_fraction;
 		ws.disk_measured_us = now_us;
 	}
+}
+
+/*
+ * Held WAL binds the cap when the disk's share is the cap, would be at
+ * least a segment higher without the held WAL, and limits the size: the
+ * size is at it (or above), or the load needs more.  Then say so once
+ * (walsizer_held_wal_note_binding()).
+ */
+static void
+wsw_note_held_wal(const WalsizerDecision *plan)
+{
+	int64		seg_mb = Max(wal_segment_size / BYTES_PER_MB, 1);
+	int64		without_mb = Min((int64) walsizer_max_mb, ws.disk_cap_without_held_mb);
+	bool		binds;
+
+	binds = ws.held_known && ws.held.holder != WALSIZER_HELD_BY_NONE &&
+		ws.held.bytes >= (uint64) wal_segment_size &&
+		plan->cap_source == WALSIZER_CAP_DISK &&
+		without_mb >= plan->cap_mb + seg_mb &&
+		(plan->old_mb >= plan->cap_mb || plan->needed_mb > plan->cap_mb);
+	walsizer_held_wal_note_binding(&ws.held, binds, plan->cap_mb, without_mb);
 }
 
 /*
@@ -380,6 +412,7 @@ wsw_iteration(void)
 	}
 
 	wsw_plan(&m, window_end, &plan);
+	wsw_note_held_wal(&plan);
 	walsizer_act_note_alter_system(alter_system_allowed);
 	report.now = now;
 	report.current = &m;
@@ -389,6 +422,8 @@ wsw_iteration(void)
 	report.next_window_at = now + (ws.measure.next_window_at_us - now_us);
 	report.window_s = walsizer_window_length_s();
 	report.disk_cap_mb = ws.disk_cap_mb;
+	report.held_known = ws.held_known;
+	report.held = ws.held;
 	report.blocked = !alter_system_allowed;
 	report.max_wal_size_source = source[0] != '\0' ? source : NULL;
 	report.shadowed_mb = walsizer_tracking_shadowed_mb();

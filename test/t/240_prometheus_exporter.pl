@@ -67,6 +67,7 @@ my %expected_type = (
 	walsizer_replay_rate_bytes_per_second => 'gauge',
 	walsizer_max_recovery_time_seconds => 'gauge',
 	walsizer_change_failing_since_timestamp_seconds => 'gauge',
+	walsizer_wal_held_bytes => 'gauge',
 	walsizer_status_info => 'gauge',
 	walsizer_decisions_total => 'counter');
 
@@ -104,6 +105,7 @@ my %from_status = (
 	  "(SELECT setting FROM pg_settings WHERE name = 'walsizer.max_recovery_time')",
 	walsizer_change_failing_since_timestamp_seconds =>
 	  "CASE WHEN failing_since IS NULL THEN 0 ELSE date_part('epoch', failing_since) END",
+	walsizer_wal_held_bytes => 'CASE WHEN wal_held_bytes IS NULL THEN 0 ELSE wal_held_bytes END',
 	walsizer_status_info => '1');
 my @status_metrics = sort keys %from_status;
 my @actions = qw(grow capped shrink protect advise adopt error blocked unconfirmed);
@@ -333,6 +335,7 @@ my $info = join ' ', keys %{ $loaded->{walsizer_status_info}{samples} };
 like($info, qr/role="primary"/, 'the info metric says the role');
 my $cap_source = $node->safe_psql('postgres', 'SELECT cap_source FROM walsizer.status');
 like($info, qr/cap_source="\Q$cap_source\E"/, "the info metric says where the cap comes from: $cap_source");
+like($info, qr/wal_held_by=""/, 'the info metric says nothing holds WAL here (no slot, no archiving)');
 my $last_action = $node->safe_psql('postgres', 'SELECT last_action FROM walsizer.status');
 note("status_info: $info; last_action now: $last_action");
 
