@@ -98,6 +98,7 @@ my %from_status = (
 	  "(SELECT setting FROM pg_settings WHERE name = 'walsizer.max_recovery_time')",
 	walsizer_change_failing_since_timestamp_seconds =>
 	  "CASE WHEN failing_since IS NULL THEN 0 ELSE date_part('epoch', failing_since) END",
+	walsizer_wal_held_bytes => 'coalesce(wal_held_bytes, 0)',
 	walsizer_status_info => '1');
 my @status_metrics = sort keys %from_status;
 my @actions = qw(grow capped shrink protect advise adopt error blocked unconfirmed);
@@ -306,7 +307,7 @@ for my $action (@actions)
 }
 my $info_labels = (keys %{ $loaded->{sql_walsizer_status_info}{samples} // {} })[0] // '';
 like($info_labels,
-	qr/^cap_source="walsizer\.max",last_action="(?:grow|capped)",next_action="\w+",replay_rate_source="\w+",role="primary"$/,
+	qr/^cap_source="walsizer\.max",last_action="(?:grow|capped)",next_action="\w+",replay_rate_source="\w+",role="primary",wal_held_by="\w*"$/,
 	"sql_walsizer_status_info has status()'s labels: $info_labels");
 # not 0, so that a metric fed from the wrong column cannot pass above
 my $grown = ($loaded->{sql_walsizer_decisions_total}{samples}{'action="grow"'} // 0)
