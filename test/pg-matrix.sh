@@ -31,20 +31,22 @@ done
 # Say first what is going to happen and how long it takes: on a fresh
 # machine the first minutes are package downloads with little output.
 mapfile -t slow < <(cd "$srcdir" && grep -l '^# walsizer-test: slow$' test/t/*.pl)
+mapfile -t long < <(cd "$srcdir" && grep -l '^# walsizer-test: long$' test/t/*.pl)
 version_files=$(grep -l '^# walsizer-test: version-dependent$' "$srcdir"/test/t/*.pl 2>/dev/null | wc -l || true)
 cat <<EOF_PLAN
-pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, in three lanes side by side:
+pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, in four lanes side by side:
   - 15 on this machine, from Debian 12's packages (installed first if missing):
     pg_regress, the TAP files (with Patroni), unit, sim, fuzz-smoke,
     bench-smoke, the PGXN checks, the monitoring checks (promtool) and
-    the Debian package (test/package.sh); the mutation check in the
-    third lane
+    the Debian package (test/package.sh); its longest TAP files
+    (${long[*]##*/}) and the mutation check in a fourth lane
   - ${majors[-1]} (the newest) in a Debian chroot under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
     (built once, a few minutes): pg_regress, every TAP file, unit and sim;
     the slow TAP files (${slow[*]##*/}) run there only, in a third
     lane
   - the majors between, in chroots too: pg_regress and the ${version_files}
-    version-dependent TAP files; the Debian package on 17
+    version-dependent TAP files (18 in the third lane, 17 in the fourth);
+    the Debian package on 17
   Ends with a table per major and "N passed, N failed".
 EOF_PLAN
 
@@ -143,8 +145,9 @@ tally() {
 newest=${majors[-1]}
 # One job's suites: a major, NEWEST-slow for the newest's slow TAP files
 # (--tap-only installs into its own scratch directory, so it runs beside
-# the newest's other suites), or 15-mutation for the mutation check (which
-# builds only the pure modules, so it runs beside 15's other suites). Writes run-JOB.log and run-JOB.status
+# the newest's other suites), 15-long for 15's longest TAP files (the same
+# way), or 15-mutation for the mutation check (which builds only the pure
+# modules, so it runs beside 15's other suites). Writes run-JOB.log and run-JOB.status
 # ("RC SECONDS PREP..."). Runs inside a lane, in the background.
 # What runs where: 15 (the host's) and the newest major run every suite but
 # the slow TAP files; unit and sim include nothing from PostgreSQL and run
@@ -155,8 +158,9 @@ newest=${majors[-1]}
 run_major() {
     local job=$1 m=${1%-*} log=$logdir/run-$1.log rc=0 t0 waited prep args=(--no-slow-tap)
     if [[ $job == *-slow ]]; then args=(--tap-only "${slow[@]}")
+    elif [[ $job == *-long ]]; then args=(--tap-only "${long[@]}")
     elif [[ $job == *-mutation ]]; then args=(--mutation-only)
-    elif [[ $m == 15 ]]; then args+=(--fuzz --bench-smoke --pgxn --monitoring --package)
+    elif [[ $m == 15 ]]; then args+=(--no-long-tap --fuzz --bench-smoke --pgxn --monitoring --package)
     elif [[ $m != "$newest" ]]; then args+=(--no-pure --version-tap-only); fi
     [[ $job != 17 ]] || args+=(--package)
     if [[ $m == 15 ]]; then
@@ -185,26 +189,27 @@ run_major() {
     say "PostgreSQL $job: $(tail -n 1 "$log") in $((SECONDS - t0))s"
 }
 
-# Lanes side by side: the host's 15, the newest major in its chroot (then
-# 17), and the newest major's slow TAP files (then 15's mutation check,
-# then 18): the slow files time crash recoveries and settle sizes, so the
-# mutation check's compilers start after them. Within a lane
-# the jobs run one after the other, each test file alone. The TAP files
-# spend most of their time waiting for the server's cadence (windows,
-# checkpoints), so three lanes keep two cores busy about as a shared CI
-# machine would be; the tests are written to hold on a machine twice as
-# slow.
-# The majors between, newest first, alternate: 18 after the slow files, 17
-# after the newest; 15's lane, with the Patroni, fuzz, benchmark and
-# package suites, is the longest already.
-lanes=("" "" "") jobs=("${majors[@]}") i=0
+# Lanes side by side: the host's 15; the newest major in its chroot; the
+# newest major's slow TAP files, then 18; 15's longest TAP files and its
+# mutation check (after the slow files have started timing crash
+# recoveries in the third lane), then 17. Within a lane the jobs run one
+# after the other, each test file alone. The TAP files spend most of their
+# time waiting for the server's cadence (windows, checkpoints), so four
+# lanes keep two cores busy about as a shared CI machine would be; the
+# tests are written to hold on a machine twice as slow.
+lanes=("" "" "" "") jobs=("${majors[@]}")
 ((${#slow[@]} == 0)) || lanes[2]=$newest-slow jobs+=("$newest-slow")
-[[ " ${majors[*]} " != *" 15 "* ]] || lanes[2]+=" 15-mutation" jobs+=(15-mutation)
-for ((k = ${#majors[@]} - 1; k >= 0; k--)); do
-    m=${majors[k]}
-    if [[ $m == 15 ]]; then lanes[0]=15
-    elif [[ $m == "$newest" ]]; then lanes[1]=$m
-    else lanes[2 - i++ % 2]+=" $m"; fi
+if [[ " ${majors[*]} " == *" 15 "* ]]; then
+    ((${#long[@]} == 0)) || lanes[3]=15-long jobs+=(15-long)
+    lanes[3]+=" 15-mutation" jobs+=(15-mutation)
+fi
+for m in "${majors[@]}"; do
+    case $m in
+        15) lanes[0]=15 ;;
+        "$newest") lanes[1]=$m ;;
+        17) lanes[3]+=" $m" ;;
+        *) lanes[2]+=" $m" ;;
+    esac
 done
 lane_pids=()
 for lane in "${lanes[@]}"; do

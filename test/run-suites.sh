@@ -2,7 +2,7 @@
 # test/run-suites.sh - build, install and test pg_walsizer against one
 # installed PostgreSQL major (TESTING.md, "Suites", says what each suite covers).
 #
-#   test/run-suites.sh [--pg-config PATH] [--no-slow-tap] [--version-tap-only] [--no-pure]
+#   test/run-suites.sh [--pg-config PATH] [--no-slow-tap] [--no-long-tap] [--version-tap-only] [--no-pure]
 #                      [--fuzz] [--mutation] [--bench-smoke] [--pgxn] [--monitoring] [--package]
 #   test/run-suites.sh [--pg-config PATH] --tap-only FILE...
 #   test/run-suites.sh [--pg-config PATH] --mutation-only
@@ -18,8 +18,10 @@
 # and test/t/*.pl file), unit and sim (one per TAP test; --no-pure leaves
 # them out), and, when asked for, fuzz-smoke, mutation, bench-smoke, pgxn,
 # monitoring and, last, package. --no-slow-tap leaves out the TAP files
-# marked "# walsizer-test: slow", --version-tap-only runs only those marked
-# "# walsizer-test: version-dependent"; the tap line names what did not run.
+# marked "# walsizer-test: slow", --no-long-tap those marked "# walsizer-test:
+# long" (test/pg-matrix.sh runs them with --tap-only in another lane),
+# --version-tap-only runs only those marked "# walsizer-test:
+# version-dependent"; the tap line names what did not run.
 # --tap-only builds, installs into the scratch directory (not over the
 # major's files, so several trees can be checked at once) and runs just
 # these files (paths relative to the tree); every other option is ignored.
@@ -39,16 +41,16 @@ say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
 pg_config=${PG_CONFIG:-pg_config} user=postgres tap_only=() mutation_only=0
-declare -A on=([slow-tap]=1 [pure]=1 [version-tap-only]=0 [fuzz-smoke]=0 [mutation]=0
+declare -A on=([slow-tap]=1 [long-tap]=1 [pure]=1 [version-tap-only]=0 [fuzz-smoke]=0 [mutation]=0
     [bench-smoke]=0 [pgxn]=0 [monitoring]=0 [package]=0)
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift ;;
-        --no-slow-tap | --no-pure) on[${1#--no-}]=0 ;;
+        --no-slow-tap | --no-long-tap | --no-pure) on[${1#--no-}]=0 ;;
         --fuzz) on[fuzz-smoke]=1 ;;
         --version-tap-only | --mutation | --bench-smoke | --pgxn | --monitoring | --package) on[${1#--}]=1 ;;
         --mutation-only) mutation_only=1 ;;
-        --tap-only) shift; tap_only=("$@") on[slow-tap]=1 on[version-tap-only]=0; (($#)) || usage; break ;;
+        --tap-only) shift; tap_only=("$@") on[slow-tap]=1 on[long-tap]=1 on[version-tap-only]=0; (($#)) || usage; break ;;
         *) say "unknown argument '$1'"; usage ;;
     esac
     shift
@@ -259,7 +261,7 @@ run_regress() {
 # TAP: one prove run per file, so each file has its own status and its own
 # tmp_check/log to show when it fails (installcheck empties tmp_check).
 run_tap() {
-    local files=(test/t/*.pl) f t0 passed=0 failed=0 skipped=() not_run=() notes=() same_everywhere=0
+    local files=(test/t/*.pl) f t0 passed=0 failed=0 skipped=() not_run=() elsewhere=() notes=() same_everywhere=0
     ((${#tap_only[@]} == 0)) || files=("${tap_only[@]}")
     if [[ ! -f ${files[0]} ]]; then
         record tap 0 1 "no test/t/*.pl files"
@@ -269,6 +271,11 @@ run_tap() {
         if ((!on[slow-tap])) && grep -q '^# walsizer-test: slow$' "$f"; then
             not_run+=("${f##*/}")
             echo "not run on this major (slow) - $f"
+            continue
+        fi
+        if ((!on[long-tap])) && grep -q '^# walsizer-test: long$' "$f"; then
+            elsewhere+=("${f##*/}")
+            echo "run in a job of its own (long) - $f"
             continue
         fi
         if ((on[version-tap-only])) && ! grep -q '^# walsizer-test: version-dependent$' "$f"; then
@@ -297,6 +304,7 @@ run_tap() {
     done
     ((${#skipped[@]} == 0)) || notes+=("skipped, not counted: ${skipped[*]}")
     ((${#not_run[@]} == 0)) || notes+=("slow, not run on this major: ${not_run[*]}")
+    ((${#elsewhere[@]} == 0)) || notes+=("long, run in a job of their own: ${elsewhere[*]}")
     ((same_everywhere == 0)) || notes+=("$same_everywhere not version-dependent, not run on this major")
     record tap "$passed" "$failed" "$(IFS=';'; echo "${notes[*]}")"
 }
