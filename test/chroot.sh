@@ -34,10 +34,16 @@ CHROOT_BASE_PKGS=build-essential,perl,libipc-run-perl,procps
 # packages (one apt-get run in the existing chroot) instead of a rebuild.
 # 2: the Debian packaging tools for test/package.sh.
 # 3: prometheus-postgres-exporter for test/t/240_prometheus_exporter.pl.
-CHROOT_READY_VERSION=3
+# 4: Patroni and etcd for test/t/290_patroni.pl in sid.
+CHROOT_READY_VERSION=4
 # In every chroot: the real exporter that test 240 scrapes (its queries run
 # against each major's walsizer.status).
 CHROOT_TEST_PKGS=(prometheus-postgres-exporter)
+# In sid, whose newest major runs every TAP file: Patroni and etcd for test
+# 290 (python3-etcd, which Patroni's etcd3 module imports, is not among
+# sid's patroni dependencies). The majors between run only the
+# version-dependent files, which 290 is not.
+CHROOT_HA_PKGS=(patroni etcd-server etcd-client python3-etcd)
 
 chroot_say() { printf 'chroot.sh: %s\n' "$*" >&2; }
 chroot_die() { chroot_say "error: $*"; exit 1; }
@@ -181,10 +187,11 @@ chroot_build() {
     chroot_exec "$root" "${apt[@]}" install postgresql-common
     chroot_exec "$root" pg_conftool /etc/postgresql-common/createcluster.conf \
         set create_main_cluster false
-    local packaging
+    local packaging ha=()
     read -r -a packaging < <(chroot_packaging_pkgs "$major"; echo)
+    [[ $release != sid ]] || ha=("${CHROOT_HA_PKGS[@]}")
     chroot_exec "$root" "${apt[@]}" "${target[@]}" install \
-        "postgresql-$major" "postgresql-server-dev-$major" "${CHROOT_TEST_PKGS[@]}" "${packaging[@]}"
+        "postgresql-$major" "postgresql-server-dev-$major" "${CHROOT_TEST_PKGS[@]}" "${packaging[@]}" "${ha[@]}"
     chroot_exec "$root" apt-get clean
     local bin=/usr/lib/postgresql/$major/bin f
     for f in "$bin/postgres" "$bin/pg_config" "$bin/pgbench" "$bin/initdb" /usr/bin/prove /usr/sbin/runuser; do
