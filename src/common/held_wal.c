@@ -125,3 +125,27 @@ walsizer_disk_share_mb(double disk_fraction, uint64_t free_bytes,
 		return INT64_MAX / 2;
 	return (int64_t) share_mb;
 }
+
+/*
+ * Whether the held WAL binds the cap, so that the DBA is told (once): the
+ * disk's share is the cap, it would be at least a segment higher without
+ * the held WAL (cap_without_held_mb: the share were nothing held, or
+ * walsizer.max if lower), at least a segment is held, and the cap limits
+ * the size: it runs at the cap or above, or the load needs more.
+ */
+bool
+walsizer_held_wal_binds(const WalsizerHeldWal *held, int64_t segment_bytes,
+						bool cap_is_disk, int64_t cap_mb,
+						int64_t cap_without_held_mb, int64_t size_mb,
+						int64_t needed_mb)
+{
+	int64_t		segment_mb = segment_bytes / BYTES_PER_MB;
+
+	if (segment_mb < 1)
+		segment_mb = 1;
+	return held->holder != WALSIZER_HELD_BY_NONE &&
+		segment_bytes > 0 && held->bytes >= (uint64_t) segment_bytes &&
+		cap_is_disk &&
+		cap_without_held_mb >= cap_mb + segment_mb &&
+		(size_mb >= cap_mb || needed_mb > cap_mb);
+}

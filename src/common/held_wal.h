@@ -13,6 +13,7 @@
 #ifndef WALSIZER_HELD_WAL_H
 #define WALSIZER_HELD_WAL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* What holds WAL behind the redo pointer; status().wal_held_by names it. */
@@ -51,5 +52,9 @@ extern uint64_t walsizer_slot_held_lsn(uint64_t slots_min_lsn, uint64_t position
 extern uint64_t walsizer_keep_held_lsn(uint64_t position, int64_t wal_keep_size_mb);
 extern int64_t walsizer_disk_share_mb(double disk_fraction, uint64_t free_bytes,
 									  uint64_t wal_bytes, uint64_t held_bytes);
+extern bool walsizer_held_wal_binds(const WalsizerHeldWal *held,
+									int64_t segment_bytes, bool cap_is_disk,
+									int64_t cap_mb, int64_t cap_without_held_mb,
+									int64_t size_mb, int64_t needed_mb);
 
 #endif							/* WALSIZER_HELD_WAL_H */

@@ -161,17 +161,22 @@ walsizer_measure_held_wal(WalsizerHeldWal *held)
 
 /*
  * Say once, when it starts, that held WAL lowers the disk cap and that the
- * lowered cap limits max_wal_size (binds), and what to look at; again only
- * after an iteration where it did not.  Every cycle would flood the log
- * for as long as a slot is forgotten.
+ * lowered cap limits max_wal_size (walsizer_held_wal_binds()), and what to
+ * look at; again only after an iteration where it did not.  Every cycle
+ * would flood the log for as long as a slot is forgotten.  held_known is
+ * false until the held WAL was measured; cap_without_held_mb is the cap
+ * were nothing held.
  */
 void
-walsizer_held_wal_note_binding(const WalsizerHeldWal *held, bool binds,
-							   int64 cap_mb, int64 cap_without_held_mb)
+walsizer_held_wal_note_plan(const WalsizerHeldWal *held, bool held_known,
+							int64 cap_without_held_mb, bool cap_is_disk,
+							int64 cap_mb, int64 size_mb, int64 needed_mb)
 {
 	const char *hint = NULL;
 
-	if (!binds)
+	if (!held_known ||
+		!walsizer_held_wal_binds(held, wal_segment_size, cap_is_disk, cap_mb,
+								 cap_without_held_mb, size_mb, needed_mb))
 	{
 		binding_reported = false;
 		return;

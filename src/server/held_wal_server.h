@@ -12,8 +12,8 @@
 #include "held_wal.h"
 
 extern bool walsizer_measure_held_wal(WalsizerHeldWal *held);
-extern void walsizer_held_wal_note_binding(const WalsizerHeldWal *held,
-										   bool binds, int64 cap_mb,
-										   int64 cap_without_held_mb);
+extern void walsizer_held_wal_note_plan(const WalsizerHeldWal *held, bool held_known,
+										int64 cap_without_held_mb, bool cap_is_disk,
+										int64 cap_mb, int64 size_mb, int64 needed_mb);
 
 #endif							/* WALSIZER_HELD_WAL_SERVER_H */

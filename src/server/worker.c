@@ -65,7 +65,6 @@
 #include "server_sample.h"
 #include "shared_state.h"
 #include "size_owner_server.h"
-#include "size_units.h"
 #include "stats_reader.h"
 #include "walsizer.h"
 
@@ -131,27 +130,6 @@ wsw_refresh_disk_cap(int64 now_us)
 		ws.disk_cap_fraction = walsizer_disk_fraction;
 		ws.disk_measured_us = now_us;
 	}
-}
-
-/*
- * Held WAL binds the cap when the disk's share is the cap, would be at
- * least a segment higher without the held WAL, and limits the size: the
- * size is at it (or above), or the load needs more.  Then say so once
- * (walsizer_held_wal_note_binding()).
- */
-static void
-wsw_note_held_wal(const WalsizerDecision *plan)
-{
-	int64		seg_mb = Max(wal_segment_size / BYTES_PER_MB, 1);
-	int64		without_mb = Min((int64) walsizer_max_mb, ws.disk_cap_without_held_mb);
-	bool		binds;
-
-	binds = ws.held_known && ws.held.holder != WALSIZER_HELD_BY_NONE &&
-		ws.held.bytes >= (uint64) wal_segment_size &&
-		plan->cap_source == WALSIZER_CAP_DISK &&
-		without_mb >= plan->cap_mb + seg_mb &&
-		(plan->old_mb >= plan->cap_mb || plan->needed_mb > plan->cap_mb);
-	walsizer_held_wal_note_binding(&ws.held, binds, plan->cap_mb, without_mb);
 }
 
 /*
@@ -412,7 +390,10 @@ wsw_iteration(void)
 	}
 
 	wsw_plan(&m, window_end, &plan);
-	wsw_note_held_wal(&plan);
+	walsizer_held_wal_note_plan(&ws.held, ws.held_known,
+								Min((int64) walsizer_max_mb, ws.disk_cap_without_held_mb),
+								plan.cap_source == WALSIZER_CAP_DISK, plan.cap_mb,
+								plan.old_mb, plan.needed_mb);
 	walsizer_act_note_alter_system(alter_system_allowed);
 	report.now = now;
 	report.current = &m;

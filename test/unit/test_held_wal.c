@@ -132,6 +132,36 @@ a_tiny_share_is_never_unknown(void)
 	CHECK_EQ(walsizer_disk_share_mb(0.5, 0, 0, 0), 1);
 }
 
+/*
+ * The held WAL binds when the disk's share is the cap, a segment or more
+ * is held and the share without it would be a segment higher, and the cap
+ * limits the size (it runs at the cap, or the load needs more); otherwise
+ * nothing is said.
+ */
+static void
+held_wal_binds_only_where_it_limits_the_size(void)
+{
+	WalsizerHeldWal slot = {300 * MB, WALSIZER_HELD_BY_SLOT};
+	WalsizerHeldWal little = {8 * MB, WALSIZER_HELD_BY_SLOT};
+	WalsizerHeldWal none = {0, WALSIZER_HELD_BY_NONE};
+	int64_t		seg = 16 * MB;
+
+	/* at the cap of 133 MB, 300 MB without the slot */
+	CHECK(walsizer_held_wal_binds(&slot, seg, true, 133, 300, 133, 100));
+	/* below the cap, but the load needs more */
+	CHECK(walsizer_held_wal_binds(&slot, seg, true, 133, 300, 96, 200));
+	/* below the cap, and the load fits under it */
+	CHECK(!walsizer_held_wal_binds(&slot, seg, true, 133, 300, 96, 100));
+	/* the cap is walsizer.max or the recovery bound, not the disk */
+	CHECK(!walsizer_held_wal_binds(&slot, seg, false, 133, 300, 133, 200));
+	/* without the held WAL the cap would be less than a segment higher */
+	CHECK(!walsizer_held_wal_binds(&slot, seg, true, 133, 148, 133, 200));
+	CHECK(walsizer_held_wal_binds(&slot, seg, true, 133, 149, 133, 200));
+	/* less than a segment held, or nothing */
+	CHECK(!walsizer_held_wal_binds(&little, seg, true, 133, 300, 133, 200));
+	CHECK(!walsizer_held_wal_binds(&none, seg, true, 133, 300, 133, 200));
+}
+
 int
 main(void)
 {
@@ -145,5 +175,6 @@ main(void)
 	RUN_TEST(suite, wal_keep_size_holds_behind_the_position);
 	RUN_TEST(suite, the_share_leaves_out_the_held_wal);
 	RUN_TEST(suite, a_tiny_share_is_never_unknown);
+	RUN_TEST(suite, held_wal_binds_only_where_it_limits_the_size);
 	return unit_exit_status();
 }
