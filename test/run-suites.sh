@@ -107,7 +107,8 @@ fi
 # Likewise test 245 where prometheus-sql-exporter is installed.
 [[ ! -x /usr/bin/prometheus-sql-exporter ]] || env+=(WALSIZER_REQUIRE_SQL_EXPORTER=1)
 # Likewise test 290 where Patroni and etcd are installed (test/pg-matrix.sh
-# installs them on the host, for 15; the chroots have neither, and there it skips).
+# installs them on the host, for 15, test/chroot.sh in sid, for the newest
+# major; the trixie chroot has neither, and there it would skip).
 [[ ! -x /usr/bin/patroni || ! -x /usr/bin/etcd ]] || env+=(WALSIZER_REQUIRE_PATRONI=1)
 
 # Commands run with a predictable environment: the major's binaries first

@@ -316,13 +316,16 @@ start_window(WalsizerMeasure *ms, int64_t carried_moves,
  * within a sample interval (the checkpoint a base backup requests, the
  * first changes after it).  A load that crossed the boundary by itself and
  * happens to land there loses at most one sample interval's WAL from the
- * rate.  (A server's insert position is never at a segment's very start,
- * always past its page header: a position there is no switch's landing.)
+ * rate.  A standby's replay position lands exactly on the next segment's
+ * start once it has replayed a switch (the switch record ends there); a
+ * primary's insert position is never there, always past the page header,
+ * so on a primary a position there is no switch's landing.
  */
 #define SWITCH_LANDING_BYTES (64 * 1024)
 
 static uint64_t
-segment_switch_skipped(uint64_t previous_lsn, uint64_t lsn, int64_t segment_bytes)
+segment_switch_skipped(uint64_t previous_lsn, uint64_t lsn, int64_t segment_bytes,
+					   bool standby)
 {
 	uint64_t	segment;
 
@@ -330,7 +333,8 @@ segment_switch_skipped(uint64_t previous_lsn, uint64_t lsn, int64_t segment_byte
 		return 0;
 	segment = (uint64_t) segment_bytes;
 	if (lsn / segment == previous_lsn / segment ||
-		lsn % segment == 0 || lsn % segment >= SWITCH_LANDING_BYTES)
+		(lsn % segment == 0 && !standby) ||
+		lsn % segment >= SWITCH_LANDING_BYTES)
 		return 0;
 	return lsn - lsn % segment - previous_lsn;
 }
@@ -399,7 +403,8 @@ walsizer_measure_add(WalsizerMeasure *ms, const WalsizerSample *sample,
 	}
 	ms->switched_bytes += segment_switch_skipped(previous->insert_lsn,
 												 sample->insert_lsn,
-												 set->segment_bytes);
+												 set->segment_bytes,
+												 sample->standby);
 	ms->latest = *sample;
 
 	measure_ring_push(&ms->recent, sample->at_us,

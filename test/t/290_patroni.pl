@@ -1,8 +1,9 @@
 # (about 6 minutes, most of it fixed-rate load: runs on 15, where
-# test/pg-matrix.sh installs Debian 12's patroni and etcd; the chroots of
-# the other majors do not have them, and there it skips)
+# test/pg-matrix.sh installs Debian 12's patroni and etcd, and on the newest
+# major, whose sid chroot test/chroot.sh gives them; without them it skips)
 #
-# pg_walsizer under Patroni (Debian 12's 3.0.2) with etcd (3.4), two nodes,
+# pg_walsizer under Patroni (Debian 12's 3.0.2, sid's 4.1.5) with etcd (3.4,
+# 3.5), two nodes,
 # every service on 127.0.0.1 and started and stopped by this test.  The
 # library is preloaded through Patroni's postgresql.parameters (the DCS),
 # max_wal_size 64 MB there too.  Under a fixed-rate pgbench on the leader:

@@ -624,6 +624,37 @@ a_segment_switch_is_a_step_not_a_recent_rate(void)
 }
 
 /*
+ * A standby replays the switch: its replay position ends on the next
+ * segment's very start (the switch record ends there), where a primary's
+ * insert position never is.  The same step, not a rate.
+ */
+static void
+a_replayed_segment_switch_is_a_step_not_a_recent_rate(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+	WalsizerMeasurements m;
+
+	s.standby = true;
+	s.insert_lsn += 3 * BYTES_PER_MB;
+	walsizer_measure_start(&ms, &s, &set);
+	for (int i = 0; i < 3; i++)
+	{
+		s.at_us += SECOND;
+		s.insert_lsn += 1000;
+		walsizer_measure_add(&ms, &s, &set);
+	}
+	s.at_us += SECOND;
+	s.insert_lsn = 11 * SEGMENT;	/* the switch record replayed */
+	walsizer_measure_add(&ms, &s, &set);
+	s.at_us += SECOND;
+	walsizer_measure_add(&ms, &s, &set);	/* nothing more yet */
+	walsizer_measure_get(&ms, false, true, &set, &m);
+	CHECK(m.recent_rate_valid);
+	CHECK_CMP(m.recent_rate, <, 0.1 * BYTES_PER_MB);
+}
+
+/*
  * A load that crosses into the next segment by itself keeps its rate; a
  * sample that happens to land within the first few kilobytes of a segment,
  * which looks like a switch, costs the rate at most that one interval.
@@ -1622,6 +1653,7 @@ main(void)
 	RUN_TEST(suite, recent_rate_needs_two_seconds_then_takes_the_higher_span);
 	RUN_TEST(suite, recent_rate_needs_three_samples_with_slow_sampling);
 	RUN_TEST(suite, a_segment_switch_is_a_step_not_a_recent_rate);
+	RUN_TEST(suite, a_replayed_segment_switch_is_a_step_not_a_recent_rate);
 	RUN_TEST(suite, a_load_crossing_segments_keeps_its_recent_rate);
 	RUN_TEST(suite, peak_rate_is_the_worst_whole_cycle);
 	RUN_TEST(suite, peak_rate_before_a_whole_cycle_is_the_average_so_far);
