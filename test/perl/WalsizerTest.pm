@@ -18,6 +18,7 @@ our @EXPORT = qw(
   walsizer_node status_value decision_rows wait_for wal_forced_checkpoints
   run_pgbench auto_conf_max_wal_size reset_checkpointer_sql server_major
   growth_sql note_decisions advisor_path run_advisor
+  metric_sql_from_status decision_actions
 );
 
 # A started node with pg_walsizer preloaded and the extension created.
@@ -464,5 +465,54 @@ sub test_tmpfs
 	exit;
 }
 push @EXPORT, qw(test_tmpfs);
+
+
+# Every metric the exporters serve from walsizer.status, each with the SQL
+# over that view that gives its value, written here and not copied from
+# the exporters' configurations (so a wrong column, unit or conversion
+# there shows against it): test/t/240 (postgres_exporter)
+# and test/t/245 (prometheus-sql-exporter) compare their scrapes with it.
+# A metric added to the queries file is added here, once.
+sub metric_sql_from_status
+{
+	return (walsizer_worker_up => 'CASE WHEN worker_pid IS NULL THEN 0 ELSE 1 END',
+		walsizer_enabled => 'CASE WHEN enabled THEN 1 ELSE 0 END',
+		walsizer_dry_run => 'CASE WHEN dry_run THEN 1 ELSE 0 END',
+		walsizer_max_wal_size_bytes => 'max_wal_size_mb * 1024 * 1024',
+		walsizer_cap_bytes => 'cap_mb * 1024 * 1024',
+		walsizer_floor_bytes => 'floor_mb * 1024 * 1024',
+		walsizer_needed_bytes => 'needed_mb * 1024 * 1024',
+		walsizer_pending_bytes => 'CASE WHEN pending_mb IS NULL THEN 0 ELSE pending_mb * 1024 * 1024 END',
+		walsizer_shadowed_max_wal_size_bytes =>
+		  'CASE WHEN shadowed_max_wal_size_mb IS NULL THEN 0 ELSE shadowed_max_wal_size_mb * 1024 * 1024 END',
+		walsizer_window_seconds => 'window_s',
+		walsizer_last_check_timestamp_seconds => 'date_part(\'epoch\', last_check_at)',
+		walsizer_checkpoints_timed_total => 'total_timed',
+		walsizer_checkpoints_requested_total => 'total_requested',
+		walsizer_checkpoints_wal_forced_total => 'total_wal_forced',
+		walsizer_wal_bytes_total => 'total_wal_bytes',
+		walsizer_wal_rate_bytes_per_second => 'wal_rate_bytes_per_s',
+		walsizer_peak_wal_rate_bytes_per_second => 'peak_wal_rate_bytes_per_s',
+		walsizer_record_rate_bytes_per_second => 'record_rate_bytes_per_s',
+		walsizer_wal_since_redo_bytes => 'wal_since_redo_bytes',
+		walsizer_trigger_bytes => 'trigger_bytes',
+		walsizer_projected_bytes => 'projected_bytes',
+		walsizer_projected_fill_ratio => 'CASE WHEN trigger_bytes > 0 THEN projected_bytes::float8 / trigger_bytes ELSE 0 END',
+		walsizer_alter_system_blocked => 'CASE WHEN blocked THEN 1 ELSE 0 END',
+		walsizer_estimated_recovery_seconds => 'estimated_recovery_s',
+		walsizer_replay_rate_bytes_per_second => 'replay_rate_bytes_per_s',
+		walsizer_max_recovery_time_seconds =>
+		  "(SELECT setting FROM pg_settings WHERE name = 'walsizer.max_recovery_time')",
+		walsizer_change_failing_since_timestamp_seconds =>
+		  "CASE WHEN failing_since IS NULL THEN 0 ELSE date_part('epoch', failing_since) END",
+		walsizer_wal_held_bytes => 'CASE WHEN wal_held_bytes IS NULL THEN 0 ELSE wal_held_bytes END',
+		walsizer_status_info => '1');
+}
+
+# The actions walsizer_decisions_total has a series for, one each.
+sub decision_actions
+{
+	return qw(grow capped shrink protect advise adopt error blocked unconfirmed);
+}
 
 1;

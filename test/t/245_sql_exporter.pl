@@ -64,44 +64,11 @@ $rule_metrics{$1} = 1 while $rules_text =~ /\b(walsizer_\w+)\b/g;
 my @rule_metrics = sort keys %rule_metrics;
 cmp_ok(scalar @rule_metrics, '>=', 14, "the rules use @{[ scalar @rule_metrics ]} walsizer metrics");
 
-# What each one-series metric must equal, computed here from status() on
-# its own (as test/t/240_prometheus_exporter.pl does), so a wrong column
-# or unit in the config shows; every metric postgres_exporter serves.
-my %from_status = (
-	walsizer_worker_up => 'CASE WHEN worker_pid IS NULL THEN 0 ELSE 1 END',
-	walsizer_enabled => 'CASE WHEN enabled THEN 1 ELSE 0 END',
-	walsizer_dry_run => 'CASE WHEN dry_run THEN 1 ELSE 0 END',
-	walsizer_max_wal_size_bytes => 'max_wal_size_mb * 1024 * 1024',
-	walsizer_cap_bytes => 'cap_mb * 1024 * 1024',
-	walsizer_floor_bytes => 'floor_mb * 1024 * 1024',
-	walsizer_needed_bytes => 'needed_mb * 1024 * 1024',
-	walsizer_pending_bytes => 'CASE WHEN pending_mb IS NULL THEN 0 ELSE pending_mb * 1024 * 1024 END',
-	walsizer_shadowed_max_wal_size_bytes =>
-	  'CASE WHEN shadowed_max_wal_size_mb IS NULL THEN 0 ELSE shadowed_max_wal_size_mb * 1024 * 1024 END',
-	walsizer_window_seconds => 'window_s',
-	walsizer_last_check_timestamp_seconds => 'date_part(\'epoch\', last_check_at)',
-	walsizer_checkpoints_timed_total => 'total_timed',
-	walsizer_checkpoints_requested_total => 'total_requested',
-	walsizer_checkpoints_wal_forced_total => 'total_wal_forced',
-	walsizer_wal_bytes_total => 'total_wal_bytes',
-	walsizer_wal_rate_bytes_per_second => 'wal_rate_bytes_per_s',
-	walsizer_peak_wal_rate_bytes_per_second => 'peak_wal_rate_bytes_per_s',
-	walsizer_record_rate_bytes_per_second => 'record_rate_bytes_per_s',
-	walsizer_wal_since_redo_bytes => 'wal_since_redo_bytes',
-	walsizer_trigger_bytes => 'trigger_bytes',
-	walsizer_projected_bytes => 'projected_bytes',
-	walsizer_projected_fill_ratio => 'CASE WHEN trigger_bytes > 0 THEN projected_bytes::float8 / trigger_bytes ELSE 0 END',
-	walsizer_alter_system_blocked => 'CASE WHEN blocked THEN 1 ELSE 0 END',
-	walsizer_estimated_recovery_seconds => 'estimated_recovery_s',
-	walsizer_replay_rate_bytes_per_second => 'replay_rate_bytes_per_s',
-	walsizer_max_recovery_time_seconds =>
-	  "(SELECT setting FROM pg_settings WHERE name = 'walsizer.max_recovery_time')",
-	walsizer_change_failing_since_timestamp_seconds =>
-	  "CASE WHEN failing_since IS NULL THEN 0 ELSE date_part('epoch', failing_since) END",
-	walsizer_wal_held_bytes => 'coalesce(wal_held_bytes, 0)',
-	walsizer_status_info => '1');
+# What each one-series metric must equal, computed from status() on its
+# own, not copied from the exporter's configuration (WalsizerTest.pm).
+my %from_status = metric_sql_from_status();
 my @status_metrics = sort keys %from_status;
-my @actions = qw(grow capped shrink protect advise adopt error blocked unconfirmed);
+my @actions = decision_actions();
 # the config's queries: one per metric
 my $n_queries = @status_metrics + 1;
 for my $name (@rule_metrics)
