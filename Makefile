@@ -28,7 +28,8 @@ OBJS = $(patsubst $(srcdir)/%.c,%.o,$(wildcard $(addprefix $(srcdir)/,$(addsuffi
 DATA = pg_walsizer--1.0.sql \
 	pg_walsizer--1.0--1.1.sql pg_walsizer--1.1--1.2.sql \
 	pg_walsizer--1.2--1.3.sql pg_walsizer--1.3--1.4.sql \
-	pg_walsizer--1.4--1.5.sql pg_walsizer--1.5--1.6.sql
+	pg_walsizer--1.4--1.5.sql pg_walsizer--1.5--1.6.sql \
+	pg_walsizer--1.6--1.7.sql
 PGFILEDESC = "pg_walsizer - keeps max_wal_size sized to the WAL load"
 
 PG_CPPFLAGS = -I$(srcdir)/src/common -I$(srcdir)/src/server
@@ -36,7 +37,7 @@ PG_CPPFLAGS = -I$(srcdir)/src/common -I$(srcdir)/src/server
 # or a packager's build. The project's CI builds with "make COPT=-Werror"
 # (PGXS adds COPT to CFLAGS; test/pure.mk adds it to its own flags).
 
-REGRESS = api_shape settings permissions dry_run upgrade
+REGRESS = api_shape what_if settings permissions dry_run upgrade
 REGRESS_OPTS = --temp-config=$(srcdir)/test/regress.conf --temp-instance=./tmp_check_regress
 
 TAP_TESTS = 1

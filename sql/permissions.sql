@@ -11,6 +11,7 @@ SELECT count(*) FROM walsizer.decisions;
 SELECT count(*) FROM walsizer.decision_counts;
 SELECT count(*) FROM walsizer.recommendation;
 SELECT walsizer.check_now();
+SELECT count(*) FROM walsizer.what_if();
 RESET ROLE;
 
 -- pg_monitor members can read, but not wake the worker.  Something to read:
@@ -41,6 +42,7 @@ SELECT action, old_mb, new_mb FROM walsizer.decisions WHERE new_mb = 1536;
 SELECT total > 0 AS adoption_counted FROM walsizer.decision_counts WHERE action = 'adopt';
 SELECT max_wal_size_mb, length(reason) > 0 AS explained FROM walsizer.recommendation;
 SELECT count(*) <= 1 AS reads_last_change FROM walsizer.last_change;
+SELECT count(*) > 0 AS reads_what_if FROM walsizer.what_if(sizes => '{2GB}');
 SELECT walsizer.check_now();
 RESET ROLE;
 ALTER SYSTEM RESET max_wal_size;

@@ -1,6 +1,6 @@
 --
 -- Every released version of the SQL objects works with this library, and
--- ALTER EXTENSION UPDATE brings it to 1.6.  From 1.4 on an update keeps
+-- ALTER EXTENSION UPDATE brings it to 1.7.  From 1.4 on an update keeps
 -- what a DBA built on the documented objects: views and GRANTs.
 --
 DROP EXTENSION IF EXISTS pg_walsizer;
@@ -10,10 +10,10 @@ DROP EXTENSION IF EXISTS pg_walsizer;
 SELECT version FROM pg_available_extension_versions
  WHERE name = 'pg_walsizer' ORDER BY version;
 SELECT path FROM pg_extension_update_paths('pg_walsizer')
- WHERE source = '1.0' AND target = '1.6';
+ WHERE source = '1.0' AND target = '1.7';
 
 -- Version 1.0 of the SQL objects works with this library, and ALTER
--- EXTENSION UPDATE brings it to 1.6 with the new status() and decisions()
+-- EXTENSION UPDATE brings it to 1.7 with the new status() and decisions()
 -- columns, decision_counts(), the views and the same privileges.
 CREATE EXTENSION pg_walsizer VERSION '1.0';
 
@@ -43,7 +43,7 @@ SELECT has_function_privilege('pg_monitor', 'walsizer.status()', 'EXECUTE') AS m
        has_function_privilege('public', 'walsizer.status()', 'EXECUTE') AS public_may;
 
 -- 1.1 keeps working with this library (44 status() columns, 7 of
--- recommend()), and ALTER EXTENSION UPDATE brings it to 1.6
+-- recommend()), and ALTER EXTENSION UPDATE brings it to 1.7
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.1';
 SELECT array_length(p.proallargtypes, 1) AS status_columns
@@ -63,7 +63,7 @@ SELECT has_function_privilege('pg_monitor', 'walsizer.recommend()', 'EXECUTE') A
        has_function_privilege('public', 'walsizer.recommend()', 'EXECUTE') AS public_may;
 
 -- 1.2 keeps working with this library (47 status() columns, 11 of
--- decisions()), and ALTER EXTENSION UPDATE brings it to 1.6, where 1.3
+-- decisions()), and ALTER EXTENSION UPDATE brings it to 1.7, where 1.3
 -- the role the server has and the one each decision was made on
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.2';
@@ -93,7 +93,7 @@ SELECT f AS function,
   FROM unnest(ARRAY['walsizer.status()', 'walsizer.decisions()']) AS f;
 
 -- 1.3 keeps working with this library (it has no decision_counts()), and
--- ALTER EXTENSION UPDATE brings it to 1.6, which adds decision_counts()
+-- ALTER EXTENSION UPDATE brings it to 1.7, which adds decision_counts()
 -- for monitoring roles only
 DROP EXTENSION pg_walsizer;
 CREATE EXTENSION pg_walsizer VERSION '1.3';
@@ -215,6 +215,21 @@ SELECT wal_held_bytes >= 0 AS held_measured,
   FROM walsizer.status;
 RESET ROLE;
 DROP VIEW public.dba_status_1_5;
+
+-- 1.6 to 1.7 adds walsizer.what_if(), which pg_monitor may call and no one
+-- else; the views of 1.6 and a DBA's view on them stay as they were
+DROP EXTENSION pg_walsizer;
+CREATE EXTENSION pg_walsizer VERSION '1.6';
+SELECT to_regprocedure('walsizer.what_if(text[])') IS NULL AS no_what_if_in_1_6;
+CREATE VIEW public.dba_status_1_6 AS SELECT max_wal_size_mb, wal_held_bytes FROM walsizer.status;
+ALTER EXTENSION pg_walsizer UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer';
+SELECT has_function_privilege('pg_monitor', 'walsizer.what_if(text[])', 'EXECUTE') AS monitor_may,
+       has_function_privilege('walsizer_reporter', 'walsizer.what_if(text[])', 'EXECUTE') AS reporter_may,
+       count(*) AS status_columns
+  FROM pg_attribute WHERE attrelid = 'walsizer.status'::regclass AND attnum > 0;
+SELECT count(*) AS reads_its_view FROM public.dba_status_1_6;
+DROP VIEW public.dba_status_1_6;
 DROP EXTENSION pg_walsizer;
 DROP ROLE walsizer_reporter;
 CREATE EXTENSION pg_walsizer;

@@ -37,6 +37,7 @@
 #include "size_units.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A forced checkpoint may start in one window and be counted in the next. */
@@ -187,6 +188,37 @@ fpi_bytes_between(const WalsizerSample *before, const WalsizerSample *after)
 }
 
 /*
+ * The images of the cycle ending now up to a point near its middle: the
+ * history point nearest it.  How much fewer images the second half wrote
+ * than the first shows the working set the load changes
+ * (walsizer_working_set_from_images()).  No point inside the cycle: none.
+ */
+static void
+note_cycle_middle(const WalsizerMeasure *ms, WalCycle *cycle)
+{
+	int64_t		start_us = ms->last_redo_move_at_us;
+	int64_t		middle_us = start_us + (cycle->ended_at_us - start_us) / 2;
+	const WalPoint *nearest = NULL;
+
+	cycle->mid_s = 0;
+	cycle->mid_fpi_bytes = 0;
+	for (int i = 0; i < ms->history.count; i++)
+	{
+		const WalPoint *p = measure_ring_at(&ms->history, i);
+
+		if (p->at_us <= start_us || p->at_us >= cycle->ended_at_us)
+			continue;
+		if (nearest == NULL ||
+			llabs(p->at_us - middle_us) < llabs(nearest->at_us - middle_us))
+			nearest = p;
+	}
+	if (nearest == NULL || nearest->fpi_bytes < ms->fpi_bytes_at_redo_move)
+		return;
+	cycle->mid_s = measure_seconds_between(start_us, nearest->at_us);
+	cycle->mid_fpi_bytes = nearest->fpi_bytes - ms->fpi_bytes_at_redo_move;
+}
+
+/*
  * The redo pointer moved at this sample: a checkpoint started, and the
  * cycle since the previous move is complete.  Its WAL is what max_wal_size
  * has to hold for that cycle.  The first move the worker sees has no known
@@ -209,6 +241,7 @@ note_cycle(WalsizerMeasure *ms, uint64_t old_redo, const WalsizerSample *sample,
 			cycle->fpi_bytes = cycle->bytes;
 		cycle->timed = !far &&
 			cycle->seconds >= TIMED_CYCLE_MIN_SHARE * measure_timeout_s(set);
+		note_cycle_middle(ms, cycle);
 		if (cycle->timed)
 		{
 			ms->timed_cycle_fpi_bytes = cycle->fpi_bytes;
@@ -530,6 +563,8 @@ walsizer_measure_status_figures(const WalsizerMeasure *ms,
 	f->last_cycle_s = ms->last_cycle.seconds;
 	f->last_cycle_bytes = ms->last_cycle.bytes;
 	f->last_cycle_fpi_bytes = ms->last_cycle.fpi_bytes;
+	f->last_cycle_mid_s = ms->last_cycle.mid_s;
+	f->last_cycle_mid_fpi_bytes = ms->last_cycle.mid_fpi_bytes;
 	f->last_cycle_timed = ms->last_cycle.timed;
 	f->fpi_bytes_measured = ms->latest.fpi_bytes_counted;
 }

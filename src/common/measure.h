@@ -81,6 +81,8 @@ typedef struct WalCycle
 	uint64_t	bytes;			/* WAL between the two redo pointers */
 	uint64_t	fpi_bytes;		/* of which full-page images */
 	bool		timed;			/* lasted a checkpoint_timeout, not forced */
+	double		mid_s;			/* a point near its middle, 0 none: */
+	uint64_t	mid_fpi_bytes;	/* the images up to it */
 } WalCycle;
 
 /* Whole timed cycles kept for what the load needs, newest last. */
@@ -164,6 +166,10 @@ typedef struct WalsizerStatusFigures
 	uint64_t	last_cycle_bytes;	/* WAL from one redo pointer to the next */
 	uint64_t	last_cycle_fpi_bytes;	/* of which full-page images */
 	bool		last_cycle_timed;
+	double		last_cycle_mid_s;	/* a point near its middle (0 none) */
+	uint64_t	last_cycle_mid_fpi_bytes;	/* and its images up to it:
+											 * how fast they fell shows the
+											 * working set (what_if.c) */
 	bool		fpi_bytes_measured; /* the server counts image bytes (19+);
 									 * else they are estimated */
 } WalsizerStatusFigures;

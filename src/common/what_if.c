@@ -51,6 +51,17 @@
 #define CYCLE_BISECTIONS 64
 
 /*
+ * The working set from a cycle's images (walsizer_working_set_from_images):
+ * the point within the cycle must lie in its middle part, the images up to
+ * it must be this much more than their share of the time (a steady image
+ * rate gives the time's share; sampling moves it by a few hundredths), and
+ * past SATURATED_U (e^-30 of the set unlogged) the cycle logged it whole.
+ */
+#define MIN_POINT_SHARE 0.2
+#define MIN_IMAGE_SLOWING 0.03
+#define SATURATED_U 30.0
+
+/*
  * The ladder around the recommendation: a quarter, a half, twice and four
  * times it, as fractions (numerator / denominator).
  */
@@ -131,6 +142,64 @@ walsizer_load_cycle_bytes(const WalsizerLoad *load, double cycle_s)
 {
 	return model_bytes(load->record_bytes_s, load->fpi_bytes_per_cycle,
 					   load->cycle_s, load->working_set_bytes, cycle_s);
+}
+
+/*
+ * The share of a cycle's images written by the share x of its time, when
+ * the unlogged share of the working set decays as e^(-u t / c).
+ */
+static double
+image_ratio(double u, double x)
+{
+	return expm1(-u * x) / expm1(-u);
+}
+
+/*
+ * The working set the images of one cycle show.  If the load changes its
+ * pages at random, the share of the working set W still unlogged decays as
+ * e^(-u t / c) over a cycle of c seconds: the images up to t are
+ * I(t) = W (1 - e^(-u t / c)), and the image rate falls as the cycle goes
+ * on.  From the images up to a point within the cycle (mid_fpi at mid_s)
+ * and over all of it (cycle_fpi over cycle_s), their ratio
+ * (1 - e^(-u x)) / (1 - e^(-u)), x = mid_s / cycle_s, gives u (it grows
+ * with u, from x for a working set far larger than the cycle touches to 1
+ * for one the first part of the cycle logged whole), and
+ * W = cycle_fpi / (1 - e^(-u)).  This is what the worker has in place of
+ * the table statistics it cannot read.  0 (unknown) when the point is not
+ * well inside the cycle, when there were no images, or when the images
+ * did not slow down by a margin that noise in the sampling could not
+ * give: the model then lets images grow with the cycle, which overstates.
+ */
+double
+walsizer_working_set_from_images(double mid_s, double mid_fpi,
+								 double cycle_s, double cycle_fpi)
+{
+	double		x;
+	double		ratio;
+	double		lo = 0;
+	double		hi = SATURATED_U;
+
+	if (!isfinite(mid_s) || !isfinite(mid_fpi) || !isfinite(cycle_s) ||
+		!isfinite(cycle_fpi) || cycle_s <= 0 || cycle_fpi <= 0 || mid_fpi < 0)
+		return 0;
+	x = mid_s / cycle_s;
+	if (x < MIN_POINT_SHARE || x > 1 - MIN_POINT_SHARE)
+		return 0;
+	ratio = mid_fpi / cycle_fpi;
+	if (ratio < x + MIN_IMAGE_SLOWING)
+		return 0;
+	if (ratio >= image_ratio(SATURATED_U, x))
+		return cycle_fpi;		/* logged whole early: W is what was */
+	for (int i = 0; i < CYCLE_BISECTIONS; i++)
+	{
+		double		mid = (lo + hi) / 2;
+
+		if (image_ratio(mid, x) >= ratio)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return cycle_fpi / -expm1(-hi);
 }
 
 /* The replay rate's source as the caller named it, or "given". */

@@ -44,6 +44,9 @@ extern uint64_t walsizer_predicted_cycle_bytes(double record_bytes_s,
 											   double timeout_s);
 extern double walsizer_load_cycle_bytes(const WalsizerLoad *load,
 										double cycle_s);
+extern double walsizer_working_set_from_images(double mid_s, double mid_fpi,
+											   double cycle_s,
+											   double cycle_fpi);
 
 /* Why a size is in the table; a size may be there for several. */
 #define WALSIZER_WHAT_IF_RUNNING 0x01	/* max_wal_size now */

@@ -190,6 +190,8 @@ walsizer_publish(const WalsizerIterationReport *r)
 	st->last_cycle_s = r->figures->last_cycle_s;
 	st->last_cycle_bytes = r->figures->last_cycle_bytes;
 	st->last_cycle_fpi_bytes = r->figures->last_cycle_fpi_bytes;
+	st->last_cycle_mid_s = r->figures->last_cycle_mid_s;
+	st->last_cycle_mid_fpi_bytes = r->figures->last_cycle_mid_fpi_bytes;
 	st->last_cycle_timed = r->figures->last_cycle_timed;
 	st->fpi_bytes_measured = r->figures->fpi_bytes_measured;
 	st->disk_cap_mb = r->disk_cap_mb;

@@ -61,6 +61,8 @@ typedef struct WalsizerStatus
 	uint64		last_cycle_bytes;
 	uint64		last_cycle_fpi_bytes;
 	bool		last_cycle_timed;
+	double		last_cycle_mid_s;	/* a point near its middle, 0 none */
+	uint64		last_cycle_mid_fpi_bytes;	/* its images up to there */
 	bool		fpi_bytes_measured; /* counted by the server, not estimated */
 
 	/* a crash recovery now, at its worst (recovery_bound_server.c) */

@@ -112,7 +112,7 @@ wait_for($node, "SELECT worker_pid IS NOT NULL FROM walsizer.status",
 	'preload: the worker runs');
 is($node->safe_psql('postgres',
 		"SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer'"),
-	'1.6', 'preload: the extension is created at the newest version');
+	'1.7', 'preload: the extension is created at the newest version');
 
 # run twice, the first command adds nothing (the extension exists: only
 # the ALTER SYSTEM part is run again)
@@ -157,7 +157,7 @@ isnt($size_before, '32MB', "upgrade: the size is pg_walsizer's ($size_before)");
 run_documented($node, 'upgrade');
 is($node->safe_psql('postgres',
 		"SELECT extversion FROM pg_extension WHERE extname = 'pg_walsizer'"),
-	'1.6', 'upgrade: the SQL objects are at the newest version');
+	'1.7', 'upgrade: the SQL objects are at the newest version');
 is($node->safe_psql('postgres', 'SHOW max_wal_size'), $size_before,
 	'upgrade: the running max_wal_size is kept');
 cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions'),

@@ -1111,6 +1111,41 @@ a_whole_timed_cycle_is_measured_and_counted(void)
 }
 
 /*
+ * A cycle keeps its images up to a point near its middle, which show how
+ * fast they fell (the what-if table's working set): 3 MB/s of images for
+ * the first 15 s of a 30 s cycle, then 1 MB/s.  The point nearest the
+ * middle is 15 s in, with 45 of the 60 MB.  The first cycle measuring
+ * sees has no start, so no middle; a cycle of one sample has no point
+ * inside it.
+ */
+static void
+a_cycle_keeps_its_images_up_to_its_middle(void)
+{
+	WalsizerMeasureSettings set = settings_30s();
+	WalsizerSample s = first_sample();
+
+	start_at_a_checkpoint(&s, &set);
+	CHECK_CMP(figures_now().last_cycle_mid_s, ==, 0);
+	run_seconds(&s, &set, 15, 1, 3);
+	run_cycle(&s, &set, 15, 1, 1);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 30);
+	CHECK_UEQ(figures_now().last_cycle_fpi_bytes, 60 * BYTES_PER_MB);
+	CHECK_CMP(figures_now().last_cycle_mid_s, ==, 15);
+	CHECK_UEQ(figures_now().last_cycle_mid_fpi_bytes, 45 * BYTES_PER_MB);
+
+	/* images only late in the cycle: few up to its middle */
+	run_seconds(&s, &set, 20, 1, 0);
+	run_cycle(&s, &set, 10, 1, 2);
+	CHECK_CMP(figures_now().last_cycle_mid_s, ==, 15);
+	CHECK_UEQ(figures_now().last_cycle_mid_fpi_bytes, 0);
+
+	run_cycle(&s, &set, 1, 1, 5);
+	CHECK_CMP(figures_now().last_cycle_s, ==, 1);
+	CHECK_CMP(figures_now().last_cycle_mid_s, ==, 0);
+	CHECK_UEQ(figures_now().last_cycle_mid_fpi_bytes, 0);
+}
+
+/*
  * A cycle a CHECKPOINT command cut short says less about a cycle's WAL:
  * it is a timed one only when it lasted 90 % of checkpoint_timeout (27 s
  * of 30), not 26 s.
@@ -1672,6 +1707,7 @@ main(void)
 	RUN_TEST(suite, compressed_images_never_make_a_negative_record_rate);
 	RUN_TEST(suite, a_wal_position_that_went_back_is_no_rate);
 	RUN_TEST(suite, a_whole_timed_cycle_is_measured_and_counted);
+	RUN_TEST(suite, a_cycle_keeps_its_images_up_to_its_middle);
 	RUN_TEST(suite, a_timed_cycle_lasts_most_of_checkpoint_timeout);
 	RUN_TEST(suite, a_forced_cycle_is_not_a_timed_one);
 	RUN_TEST(suite, only_cycles_started_after_the_size_change_count);

@@ -219,6 +219,74 @@ images_saturate_at_the_working_set(void)
 	CHECK_STR_CONTAINS(table.basis, "working set unknown");
 }
 
+/*
+ * The working set the images of a cycle show, from the images up to a
+ * point in it and over all of it.  Images of a model working set of
+ * 2048 MB, with u = 1.5 (the cycle leaves e^-1.5 of it unlogged): up to
+ * the middle W (1 - e^-0.75), over the cycle W (1 - e^-1.5); the estimate
+ * gives W back, from a point at 40 % too.  A steady image rate (the
+ * time's share) or one that slowed less than the sampling could show is
+ * no working set; a cycle whose first part logged all its images has one
+ * of what it logged.
+ */
+static void
+the_working_set_is_what_the_images_slowing_shows(void)
+{
+	double		w = 2048 * MB;
+	double		whole = -w * expm1(-1.5);
+
+	CHECK_NEAR(walsizer_working_set_from_images(30, -w * expm1(-0.75), 60, whole),
+			   w, 1e-6);
+	CHECK_NEAR(walsizer_working_set_from_images(24, -w * expm1(-0.6), 60, whole),
+			   w, 1e-6);
+	/* a set four times as large, touched as fast: u = 0.375 */
+	CHECK_NEAR(walsizer_working_set_from_images(30, -4 * w * expm1(-0.1875), 60,
+												-4 * w * expm1(-0.375)),
+			   4 * w, 1e-6);
+	/* steady images: no slowing, no set */
+	CHECK_CMP(walsizer_working_set_from_images(30, 100 * MB, 60, 200 * MB), ==, 0);
+	/* a slowing within the sampling's noise: 52 % of them in half the time */
+	CHECK_CMP(walsizer_working_set_from_images(30, 104 * MB, 60, 200 * MB), ==, 0);
+	/* just past it: 54 % */
+	CHECK(walsizer_working_set_from_images(30, 108 * MB, 60, 200 * MB) > 200 * MB);
+	/* every image in the first half: the set is what was logged */
+	CHECK_NEAR(walsizer_working_set_from_images(30, 200 * MB, 60, 200 * MB),
+			   200 * MB, 1e-12);
+	/* a point near either end of the cycle says too little */
+	CHECK_CMP(walsizer_working_set_from_images(6, 150 * MB, 60, 200 * MB), ==, 0);
+	CHECK_CMP(walsizer_working_set_from_images(54, 199 * MB, 60, 200 * MB), ==, 0);
+	CHECK(walsizer_working_set_from_images(13, 100 * MB, 60, 200 * MB) > 0);
+	CHECK(walsizer_working_set_from_images(47, 199 * MB, 60, 200 * MB) > 0);
+	/* no images, no cycle, or figures that are not numbers: none */
+	CHECK_CMP(walsizer_working_set_from_images(30, 0, 60, 0), ==, 0);
+	CHECK_CMP(walsizer_working_set_from_images(0, 0, 0, 200 * MB), ==, 0);
+	CHECK_CMP(walsizer_working_set_from_images(30, -1, 60, 200 * MB), ==, 0);
+	CHECK_CMP(walsizer_working_set_from_images(NAN, 150 * MB, 60, 200 * MB), ==, 0);
+	CHECK_CMP(walsizer_working_set_from_images(30, 150 * MB, INFINITY, 200 * MB), ==, 0);
+	CHECK_CMP(walsizer_working_set_from_images(30, NAN, 60, 200 * MB), ==, 0);
+	CHECK_CMP(walsizer_working_set_from_images(30, 150 * MB, 60, NAN), ==, 0);
+}
+
+/*
+ * With the set the images show, a table says what a longer cycle saves:
+ * a 60 s cycle whose images fell as over 2048 MB, at a 300 s timeout,
+ * writes less WAL per hour at a size that holds the whole timeout.
+ */
+static void
+a_set_from_the_images_makes_a_larger_size_save_wal(void)
+{
+	WalsizerWhatIfInput in = standard_input();
+	double		w = 2048 * MB;
+
+	in.load.fpi_bytes_per_cycle = -w * expm1(-1.5);
+	in.load.working_set_bytes =
+		walsizer_working_set_from_images(30, -w * expm1(-0.75), 60,
+										 in.load.fpi_bytes_per_cycle);
+	CHECK(row_at(in, 8192).wal_mb_per_hour <
+		  0.75 * row_at(in, 512).wal_mb_per_hour);
+	CHECK(table.working_set_known);
+}
+
 static void
 recovery_time_grows_with_the_size_up_to_the_loads_cycle(void)
 {
@@ -511,6 +579,8 @@ main(void)
 	RUN_TEST(suite, a_tiny_share_of_a_huge_working_set_keeps_its_digits);
 	RUN_TEST(suite, checkpoints_are_forced_exactly_when_the_timed_cycle_does_not_fit);
 	RUN_TEST(suite, images_saturate_at_the_working_set);
+	RUN_TEST(suite, the_working_set_is_what_the_images_slowing_shows);
+	RUN_TEST(suite, a_set_from_the_images_makes_a_larger_size_save_wal);
 	RUN_TEST(suite, recovery_time_grows_with_the_size_up_to_the_loads_cycle);
 	RUN_TEST(suite, a_size_above_the_cap_is_not_allowed_and_says_which);
 	RUN_TEST(suite, a_size_whose_pg_wal_does_not_fit_its_volume_is_not_allowed);
