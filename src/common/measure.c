@@ -206,7 +206,8 @@ note_cycle_middle(const WalsizerMeasure *ms, WalCycle *cycle)
 	{
 		const WalPoint *p = measure_ring_at(&ms->history, i);
 
-		if (p->at_us <= start_us || p->at_us >= cycle->ended_at_us)
+		/* (the sample ending the cycle is not in the history yet) */
+		if (p->at_us <= start_us)
 			continue;
 		if (nearest == NULL ||
 			llabs(p->at_us - middle_us) < llabs(nearest->at_us - middle_us))

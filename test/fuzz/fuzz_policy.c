@@ -74,7 +74,9 @@
  * every one of them; a larger size never more WAL, checkpoints or forced
  * checkpoints per hour, never a shorter recovery, and never a recovery
  * longer than its size at the rate; a size above the cap not allowed, and
- * a row not allowed exactly when it says why.
+ * a row not allowed exactly when it says why.  The working set a cycle's
+ * images show (walsizer_working_set_from_images()) is none or at least
+ * what the cycle logged, and feeds the table half the time.
  *
  * Sanitizers (address, undefined) catch what the checks cannot.
  *
@@ -726,6 +728,20 @@ check_what_if(FuzzInput *input, const WalsizerSettings *s,
 	in.load.fpi_bytes_per_cycle = (double) m->wal_bytes;
 	in.load.cycle_s = m->window_s;
 	in.load.working_set_bytes = (double) m->wal_since_redo_bytes;
+	memset(&w, 0, sizeof(w));
+	if (fuzz_flag(input))
+	{
+		/* the working set as the server has it: from a cycle's images */
+		double		cycle_fpi = (double) m->wal_bytes;
+		double		mid_s = m->window_s * fuzz_byte(input) / 255.0;
+		double		mid_fpi = cycle_fpi * fuzz_byte(input) / 255.0;
+		double		set = walsizer_working_set_from_images(mid_s, mid_fpi,
+														   m->window_s, cycle_fpi);
+
+		WHAT_IF_PROMISE(set == 0 || (isfinite(set) &&
+									 set >= cycle_fpi * (1 - WHAT_IF_SLACK)), -1);
+		in.load.working_set_bytes = set;
+	}
 	in.segment_bytes = s->segment_bytes;
 	in.checkpoint_timeout_s = s->checkpoint_timeout_s;
 	in.completion_target = s->completion_target;

@@ -1,6 +1,6 @@
 # Without shared_preload_libraries there is no worker and no shared memory:
 # the extension can be created, but its views and functions say clearly
-# what to do.
+# what to do; preloaded, what was not measured yet says so.
 use strict;
 use warnings;
 use FindBin;
@@ -8,6 +8,7 @@ use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use WalsizerTest;
 
 my $node = PostgreSQL::Test::Cluster->new('not_preloaded');
 $node->init;
@@ -19,6 +20,7 @@ for my $call ('SELECT * FROM walsizer.status',
 	'SELECT * FROM walsizer.decision_counts',
 	'SELECT * FROM walsizer.recommendation',
 	'SELECT * FROM walsizer.status()',
+	'SELECT * FROM walsizer.what_if()',
 	'SELECT walsizer.check_now()')
 {
 	my ($ret, $out, $err) = $node->psql('postgres', $call);
@@ -60,5 +62,35 @@ is($idle->safe_psql('postgres', 'SELECT cap_mb, needed_mb FROM walsizer.status()
 my ($ret, $out, $err) = $idle->psql('postgres', 'SELECT * FROM walsizer.recommendation');
 like($err, qr/ERROR:  pg_walsizer has not measured anything yet/,
 	'no worker: the recommendation says nothing was measured');
+($ret, $out, $err) = $idle->psql('postgres', "SELECT * FROM walsizer.what_if(sizes => '{2GB}')");
+like($err, qr/ERROR:  pg_walsizer has not measured anything yet/,
+	'no worker: what_if() says nothing was measured');
+
+# With a worker: no table before it has seen one whole checkpoint cycle
+# (the redo pointer move twice), then one with the running size
+$idle->append_conf('postgresql.conf', "max_worker_processes = 8\n");
+$idle->restart;
+ok(poll_until($idle, 'SELECT worker_pid IS NOT NULL AND next_action IS NOT NULL FROM walsizer.status', 60),
+	'the worker measures');
+($ret, $out, $err) = $idle->psql('postgres', 'SELECT * FROM walsizer.what_if()');
+like($err, qr/ERROR:  pg_walsizer has not measured a whole checkpoint cycle yet\n.*DETAIL:  .*one cycle.*\nHINT:  Try again after the next checkpoint/s,
+	'before a whole checkpoint cycle: what_if() says what it waits for');
+# each redo pointer move seen: WAL written, seen, then a CHECKPOINT, seen
+for my $move (1, 2)
+{
+	# (not CREATE TABLE AS: wal_level is minimal here)
+	$idle->safe_psql('postgres',
+		"CREATE TABLE IF NOT EXISTS t (i int); INSERT INTO t SELECT generate_series(1, 100000)");
+	ok(poll_until($idle, 'SELECT wal_since_redo_bytes > 1048576 FROM walsizer.status', 60),
+		"move $move: the worker saw the WAL");
+	$idle->safe_psql('postgres', 'CHECKPOINT');
+	ok(poll_until($idle, 'SELECT wal_since_redo_bytes < 1048576 FROM walsizer.status', 60),
+		"move $move: the worker saw the checkpoint");
+}
+ok(poll_until($idle, 'SELECT last_cycle_s > 0 FROM walsizer.status', 60),
+	'the worker measured a cycle');
+is($idle->safe_psql('postgres',
+		"SELECT kind FROM walsizer.what_if() WHERE size_mb = 1024 AND kind LIKE '%running%'"),
+	'running,recommended', 'after one: the table, with the running size');
 $idle->stop;
 done_testing();

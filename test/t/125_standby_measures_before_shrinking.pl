@@ -36,6 +36,9 @@ $standby->append_conf('postgresql.conf', "walsizer.shrink_after = 2\n");
 $standby->start;
 wait_for($standby, "SELECT role = 'standby' AND last_check_at IS NOT NULL FROM walsizer.status",
 	'the standby\'s worker measures');
+my ($rc, $out, $err) = $standby->psql('postgres', 'SELECT * FROM walsizer.what_if()');
+like($err, qr/ERROR:  what_if\(\) has no table on a standby\nDETAIL:  A standby's restartpoints follow its primary's checkpoints/,
+	'what_if() on a standby: no table, and why');
 my $timeout_s = $standby->safe_psql('postgres',
 	"SELECT setting FROM pg_settings WHERE name = 'checkpoint_timeout'");
 

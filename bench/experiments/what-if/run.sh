@@ -109,19 +109,24 @@ shared_preload_libraries = 'pg_walsizer'
 walsizer.dry_run = on
 CONF
 
+# Starts the server and sets ready_s: seconds from pg_ctl start to the
+# first accepted connection (a crash recovery's unavailability).
 start_server() {
     local t_start t_ready
     t_start=$(now)
-    as_pg pg_ctl -D "$data" -l "$log" -t 600 -w start >/dev/null
+    if ! as_pg pg_ctl -D "$data" -l "$log" -t 600 -w start >/dev/null; then
+        cp "$log" "$rundir/server.log"
+        return 1
+    fi
     server_up=1
     until as_pg psql -X -h "$work" -p "$port" -d postgres -Atc 'SELECT 1' >/dev/null 2>&1; do
         sleep 0.05
     done
     t_ready=$(now)
-    awk -v a="$t_start" -v b="$t_ready" 'BEGIN { printf "%.2f", b - a }'
+    ready_s=$(awk -v a="$t_start" -v b="$t_ready" 'BEGIN { printf "%.2f", b - a }')
 }
 
-start_server >/dev/null
+start_server
 meta server_version "$(sql_value 'SHOW server_version')"
 meta rate "$rate"
 meta scale "$scale"
@@ -140,10 +145,42 @@ as_pg pgbench -i -q -s "$scale" -h "$work" -p "$port" postgres >"$rundir/init.ou
 pending_sql="SELECT pg_current_wal_insert_lsn() - redo_lsn FROM pg_control_checkpoint()"
 lsn_sql="SELECT pg_current_wal_insert_lsn() - '0/0'"
 
+# A crash: SIGKILL to the postmaster, so it starts no other process, and
+# to every process of the server (their working directory is the data
+# directory; one forked just before may still come, so until none is left).
+kill_server() {
+    local pid left
+    kill -KILL "$(head -1 "$data/postmaster.pid")" 2>/dev/null || true
+    for _ in $(seq 100); do
+        left=0
+        for pid in $(pgrep -u postgres); do
+            [[ $(readlink "/proc/$pid/cwd" 2>/dev/null) == "$data" ]] || continue
+            kill -KILL "$pid" 2>/dev/null || true
+            left=1
+        done
+        ((left)) || return 0
+        sleep 0.1
+    done
+    echo "run.sh: the server's processes outlived SIGKILL" >&2
+    return 1
+}
+
+# Keeps d, the WAL pending now, cycle_max, the most in the cycle in
+# progress, and worst, the most in the last whole one.
+track_pending() {
+    d=$(sql_value "$pending_sql")
+    if ((d * 2 < last_d)); then
+        worst=$cycle_max cycle_max=0
+    fi
+    ((d > cycle_max)) && cycle_max=$d
+    last_d=$d
+}
+
 # One phase at a size: the load, its measured part, the kill at the worst
 # point and the restart.  $2 is the size in MB.
 phase() {
-    local phase=$1 size_mb=$2 t0 lsn0 t1 lsn1 log_from worst=0 d
+    local phase=$1 size_mb=$2 t0 lsn0 t1 lsn1 log_from
+    worst=0 cycle_max=0 last_d=0
     say "$phase: max_wal_size ${size_mb}MB"
     "${psql_[@]}" -c "ALTER SYSTEM SET max_wal_size = '${size_mb}MB'" -c 'SELECT pg_reload_conf()' >/dev/null
     put "$phase" size_mb "$size_mb"
@@ -156,9 +193,10 @@ phase() {
     log_from=$(stat -c %s "$log")
     t0=$(now)
     lsn0=$(sql_value "$lsn_sql")
+    # worst: the most WAL pending in the last whole cycle (the pending
+    # WAL falls by half or more when a checkpoint completes)
     while awk -v a="$t0" -v b="$(now)" -v s="$seconds" 'BEGIN { exit !(b - a < s) }'; do
-        d=$(sql_value "$pending_sql")
-        ((d > worst)) && worst=$d
+        track_pending
         sleep 0.25
     done
     t1=$(now)
@@ -172,22 +210,21 @@ phase() {
     "${psql_[@]}" -A -F, -c "SELECT replay_rate_bytes_per_s, replay_rate_source FROM walsizer.status" \
         >"$rundir/replay_$phase.csv"
     put "$phase" worst_pending_bytes "$worst"
-    # the worst point: 97 % of the most WAL pending the measured part saw
+    # the worst point: 97 % of the most WAL pending in the last whole cycle
     while :; do
-        d=$(sql_value "$pending_sql")
-        ((d * 100 >= worst * 97)) && break
+        track_pending
+        ((worst > 0 && d * 100 >= worst * 97)) && break
         sleep 0.05
     done
-    # the postmaster and every process of the server at once, as a crash
-    pm=$(head -1 "$data/postmaster.pid")
-    kill -KILL "$pm" $(pgrep -P "$pm") 2>/dev/null || true
+    kill_server
     put "$phase" killed_pending_bytes "$d"
     kill "$load_pid" 2>/dev/null || true
     wait "$load_pid" 2>/dev/null || true
     load_pid=
     server_up=0
     sleep 1
-    put "$phase" recovery_s "$(start_server)"
+    start_server
+    put "$phase" recovery_s "$ready_s"
     put "$phase" loadavg_end "$(cut -d' ' -f1 /proc/loadavg)"
     say "$phase: recovered in $(tail -1 "$rundir/phase_$phase.csv" | cut -d, -f2) s"
 }
