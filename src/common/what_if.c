@@ -47,8 +47,8 @@
  */
 #define MIN_REPLAY_BYTES_S 1.0
 
-/* Halvings of [0, checkpoint_timeout] when solving for a forced cycle. */
-#define CYCLE_BISECTIONS 64
+/* Halvings of the interval when solving an increasing function (least_reaching()). */
+#define BISECTIONS 64
 
 /*
  * The working set from a cycle's images (walsizer_working_set_from_images):
@@ -145,6 +145,26 @@ walsizer_load_cycle_bytes(const WalsizerLoad *load, double cycle_s)
 }
 
 /*
+ * The least v in [lo, hi] at which the increasing f(v, arg) reaches
+ * target, by bisection: hi when f(hi) does not, near lo when f(lo) does.
+ */
+static double
+least_reaching(double (*f) (double v, const void *arg), const void *arg,
+			   double target, double lo, double hi)
+{
+	for (int i = 0; i < BISECTIONS; i++)
+	{
+		double		mid = (lo + hi) / 2;
+
+		if (f(mid, arg) >= target)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/*
  * The share of a cycle's images written by the share x of its time, when
  * the unlogged share of the working set decays as e^(-u t / c).
  */
@@ -152,6 +172,13 @@ static double
 image_ratio(double u, double x)
 {
 	return expm1(-u * x) / expm1(-u);
+}
+
+/* image_ratio() as least_reaching() takes it: x behind a pointer. */
+static double
+image_ratio_at(double u, const void *x)
+{
+	return image_ratio(u, *(const double *) x);
 }
 
 /*
@@ -176,8 +203,7 @@ walsizer_working_set_from_images(double mid_s, double mid_fpi,
 {
 	double		x;
 	double		ratio;
-	double		lo = 0;
-	double		hi = SATURATED_U;
+	double		u;
 
 	if (!isfinite(mid_s) || !isfinite(mid_fpi) || !isfinite(cycle_s) ||
 		!isfinite(cycle_fpi) || cycle_s <= 0 || cycle_fpi <= 0 || mid_fpi < 0)
@@ -190,16 +216,8 @@ walsizer_working_set_from_images(double mid_s, double mid_fpi,
 		return 0;
 	if (ratio >= image_ratio(SATURATED_U, x))
 		return cycle_fpi;		/* logged whole early: W is what was */
-	for (int i = 0; i < CYCLE_BISECTIONS; i++)
-	{
-		double		mid = (lo + hi) / 2;
-
-		if (image_ratio(mid, x) >= ratio)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return cycle_fpi / -expm1(-hi);
+	u = least_reaching(image_ratio_at, &x, ratio, 0, SATURATED_U);
+	return cycle_fpi / -expm1(-u);
 }
 
 /* The replay rate's source as the caller named it, or "given". */
@@ -316,25 +334,21 @@ candidate_sizes(const WalsizerWhatIfInput *in, int64_t seg_mb,
  * timeout_s is not below either.
  */
 static double
+load_cycle_bytes_at(double cycle_s, const void *load)
+{
+	return walsizer_load_cycle_bytes((const WalsizerLoad *) load, cycle_s);
+}
+
+static double
 cycle_length_s(const WalsizerLoad *load, double timeout_s, double trigger_bytes,
 			   bool *forced)
 {
-	double		lo = 0;
-	double		hi = timeout_s;
-
 	*forced = walsizer_load_cycle_bytes(load, timeout_s) > trigger_bytes;
 	if (!*forced)
 		return timeout_s;
-	for (int i = 0; i < CYCLE_BISECTIONS; i++)
-	{
-		double		mid = (lo + hi) / 2;
-
-		if (walsizer_load_cycle_bytes(load, mid) >= trigger_bytes)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	return fmax(hi, MIN_CYCLE_S);
+	return fmax(least_reaching(load_cycle_bytes_at, load, trigger_bytes,
+							   0, timeout_s),
+				MIN_CYCLE_S);
 }
 
 /* Append "; " and a reason to a row's why_not. */
