@@ -29,11 +29,36 @@ def key_values(path):
         return {row[0]: row[1] for row in csv.reader(f) if len(row) >= 2}
 
 
+KINDS = {"running", "recommended", "ladder", "asked"}
+
+
+def unquoted_what_if_row(header, line):
+    """A what_if() row psql -A -F, printed without quoting: kind, why_not
+    and basis may hold commas.  Kind is its words; after it, ten fields of
+    no comma; then why_not (empty when allowed) and basis, which starts
+    with "the last checkpoint cycle"."""
+    f = line.split(",")
+    kind = []
+    i = 1
+    while f[i] in KINDS:
+        kind.append(f[i])
+        i += 1
+    fixed = f[i:i + 10]
+    rest = ",".join(f[i + 10:])
+    at = rest.index("the last checkpoint cycle")
+    values = [f[0], ",".join(kind)] + fixed + [rest[:at].rstrip(","), rest[at:]]
+    return dict(zip(header, values))
+
+
 def table(path):
-    """psql -A -F, output: a header, rows, and "(N rows)"."""
+    """psql output, --csv or -A -F, (a header, rows, and "(N rows)")."""
     with open(path) as f:
         lines = [l for l in f.read().splitlines() if l and not l.startswith("(")]
-    return list(csv.DictReader(lines))
+    rows = list(csv.reader(lines))
+    header = rows[0]
+    if all(len(r) == len(header) for r in rows[1:]):
+        return [dict(zip(header, r)) for r in rows[1:]]
+    return [unquoted_what_if_row(header, l) for l in lines[1:]]
 
 
 def checkpoints(path):
@@ -58,6 +83,28 @@ def off(predicted, measured):
     return "%+.0f %%" % (100.0 * (predicted - measured) / measured)
 
 
+EXAMPLE_COLUMNS = (("size_mb", 0), ("kind", None), ("cycle_s", 1), ("checkpoints_per_hour", 1),
+                   ("forced_per_hour", 1), ("wal_mb_per_hour", 0), ("recovery_s", 1),
+                   ("peak_pg_wal_mb", 0), ("allowed", None))
+
+
+def example(run_dir, out):
+    """The prediction as psql prints the columns of the worked example."""
+    rows = table(os.path.join(run_dir, "prediction.csv"))
+    cells = [[c for c, _ in EXAMPLE_COLUMNS]]
+    for r in rows:
+        cells.append([r[c] if digits is None else "%.*f" % (digits, float(r[c]))
+                      for c, digits in EXAMPLE_COLUMNS])
+    widths = [max(len(row[i]) for row in cells) for i in range(len(EXAMPLE_COLUMNS))]
+    out.write("```\n")
+    for n, row in enumerate(cells):
+        out.write(" " + " | ".join(v.rjust(w) if n and EXAMPLE_COLUMNS[i][1] is not None
+                                     else v.ljust(w) for i, (v, w) in enumerate(zip(row, widths))).rstrip() + "\n")
+        if n == 0:
+            out.write("-" + "-+-".join("-" * w for w in widths) + "-\n")
+    out.write("(%d rows)\n```\n\n" % len(rows))
+
+
 def run_report(run_dir, out):
     meta = key_values(os.path.join(run_dir, "meta.csv"))
     prediction = {int(r["size_mb"]): r for r in table(os.path.join(run_dir, "prediction.csv"))}
@@ -73,6 +120,7 @@ def run_report(run_dir, out):
               "(working set %s MB, replay rate %s), one table for all three sizes. Basis: %s\n\n"
               % (any_row["working_set_mb"] or "unknown", any_row["replay_rate_source"],
                  any_row["basis"]))
+    example(run_dir, out)
     out.write("| size | | checkpoints/h | forced/h | WAL MB/h | recovery s |\n")
     out.write("|---|---|---|---|---|---|\n")
     for phase, key in PHASES:

@@ -16,10 +16,10 @@
 #   calibrate  at 1GB: WI_SECONDS of load, then a SIGKILL at the worst
 #              point of the cycle and a restart, so that the replay rate
 #              in use is one this machine measured
-#   predict    at the recommendation pg_walsizer then gives: WI_SECONDS of
+#   predict    at the recommendation pg_walsizer gave: WI_SECONDS of
 #              load, then what_if(sizes => small, 4x) is kept as the
 #              prediction of all three rows; then a SIGKILL and a restart
-#   small, 4x  at a size that forces checkpoints (an eighth of the
+#   small, 4x  at a size that forces checkpoints (a sixteenth of the
 #              recommendation) and at four times it: the same load, what
 #              the run measures, a SIGKILL and a restart
 #
@@ -47,7 +47,7 @@ name=$1
 bindir=${2:-/usr/lib/postgresql/15/bin}
 here=$(dirname "$(readlink -f "$0")")
 rate=${WI_RATE:-400}
-scale=${WI_SCALE:-20}
+scale=${WI_SCALE:-10}
 timeout_s=${WI_TIMEOUT:-60}
 seconds=${WI_SECONDS:-240}
 port=${WI_PORT:-55480}
@@ -133,7 +133,7 @@ meta scale "$scale"
 meta checkpoint_timeout_s "$timeout_s"
 meta seconds "$seconds"
 meta shared_buffers "$(sql_value 'SHOW shared_buffers')"
-meta source_commit "$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+meta source_commit "${WI_COMMIT:-$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 meta machine "$(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GB", $2 / 1048576 }' /proc/meminfo)"
 meta loadavg_start "$(cut -d' ' -f1-3 /proc/loadavg)"
 "${psql_[@]}" -c 'CREATE EXTENSION pg_walsizer'
@@ -149,8 +149,9 @@ lsn_sql="SELECT pg_current_wal_insert_lsn() - '0/0'"
 # to every process of the server (their working directory is the data
 # directory; one forked just before may still come, so until none is left).
 kill_server() {
-    local pid left
-    kill -KILL "$(head -1 "$data/postmaster.pid")" 2>/dev/null || true
+    local pid left pm
+    pm=$(head -1 "$data/postmaster.pid")
+    kill -KILL "$pm" 2>/dev/null || true
     for _ in $(seq 100); do
         left=0
         for pid in $(pgrep -u postgres); do
@@ -158,7 +159,13 @@ kill_server() {
             kill -KILL "$pid" 2>/dev/null || true
             left=1
         done
-        ((left)) || return 0
+        if ((!left)); then
+            # a postmaster its parent has not reaped (a container's init may
+            # not) still looks alive to the next start: its lock file goes
+            [[ $(awk '/^State:/ { print $2 }' "/proc/$pm/status" 2>/dev/null) != Z ]] ||
+                rm -f "$data/postmaster.pid" "$work/.s.PGSQL.$port.lock"
+            return 0
+        fi
         sleep 0.1
     done
     echo "run.sh: the server's processes outlived SIGKILL" >&2
@@ -204,10 +211,10 @@ phase() {
     put "$phase" measured_s "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
     put "$phase" wal_bytes $((lsn1 - lsn0))
     tail -c +$((log_from + 1)) "$log" >"$rundir/log_$phase.txt"
-    "${psql_[@]}" -A -F, -c "SELECT * FROM walsizer.what_if(sizes => '{$3}')" \
+    "${psql_[@]}" --csv -c "SELECT * FROM walsizer.what_if(sizes => '{$3}')" \
         >"$rundir/what_if_$phase.csv"
-    "${psql_[@]}" -A -F, -c "SELECT * FROM walsizer.recommendation" >"$rundir/recommendation_$phase.csv"
-    "${psql_[@]}" -A -F, -c "SELECT replay_rate_bytes_per_s, replay_rate_source FROM walsizer.status" \
+    "${psql_[@]}" --csv -c "SELECT * FROM walsizer.recommendation" >"$rundir/recommendation_$phase.csv"
+    "${psql_[@]}" --csv -c "SELECT replay_rate_bytes_per_s, replay_rate_source FROM walsizer.status" \
         >"$rundir/replay_$phase.csv"
     put "$phase" worst_pending_bytes "$worst"
     # the worst point: 97 % of the most WAL pending in the last whole cycle
@@ -230,12 +237,9 @@ phase() {
 }
 
 phase calibrate 1024 ""
-# the recommendation once the load is measured again after the restart
-say "measuring the recommendation"
-as_pg pgbench -n -R "$rate" -c 4 -j 2 -T $((timeout_s * 3)) -h "$work" -p "$port" postgres \
-    >"$rundir/pgbench_recommend.out" 2>&1
-recommended=$(sql_value 'SELECT new_mb FROM walsizer.recommendation')
-small=$(( (recommended / 8 + 15) / 16 * 16 ))
+# the recommendation the calibrate phase's load had, before the crash
+recommended=$(awk -F, 'NR == 2 { print $3 }' "$rundir/recommendation_calibrate.csv")
+small=$(( (recommended / 16 + 15) / 16 * 16 ))
 ((small >= 32)) || small=32
 four=$((recommended * 4))
 meta recommended_mb "$recommended"
