@@ -33,12 +33,13 @@ use WalsizerTest;
 my $within = 1.3;
 my $timeout_s = 30;    # checkpoint_timeout: the cadence every wait below follows
 my $window_s = 10;     # walsizer.interval
-# The load, on the primary and then on the promoted standby: a third of
+# The load, on the primary and then on the promoted standby: a tenth of
 # what this 2-core machine runs idle with 4 clients (about 2000 tps at
-# scale 10), so a machine twice as slow, or busy with another major's
-# tests, still sustains it.  About 2.5 MB/s of WAL at 64 MB: several
-# checkpoints forced by WAL per checkpoint_timeout there, so it must grow.
-my $rate = 300;
+# scale 10), so a machine twice as slow, busy with another major's tests
+# and a chroot being built, still sustains it (300 tps fell to 247 so).
+# About 1.7 MB/s of WAL at 64 MB: checkpoints forced by WAL in every
+# checkpoint_timeout there, so it must grow.
+my $rate = 200;
 my $after_promotion_s = 2 * $timeout_s;
 
 my %conf = (
