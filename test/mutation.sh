@@ -9,7 +9,7 @@
 # Applies each mutation of test/mutations.txt, one at a time, to a fresh
 # copy of the tree (src/common/, the advisor's pure files, test/pure.mk,
 # test/unit, test/sim, test/fuzz),
-# builds it and runs make unit, sim and fuzz-smoke there.  A mutant is
+# builds it and runs the unit tests, sim and fuzz-smoke there.  A mutant is
 # killed when one of them fails (or hangs past MUTATION_TIMEOUT); it
 # survives when all pass, which means no test notices that change of
 # behaviour.  Prints the score (killed / killed + survived) of each pure
@@ -77,7 +77,8 @@
 # Unit and sim tests run without sanitizers, for speed; the fuzzers keep
 # theirs.  Each mutant's copy starts from the unmutated tree's build, so
 # that only the mutated module is compiled again and what links it relinked
-# (the mutation is applied after the copy, so its file is the newest).
+# (the mutation is applied after the copy, so its file is the newest),
+# and only the unit programs it runs are linked.
 
 set -u
 # make mutation's own flags and variables must not reach the copies' makes
@@ -116,22 +117,51 @@ copy_tree() {
 		tar -C "$2" -xf -
 }
 
-# Builds and tests the copy in the current directory, one suite after the
-# other, stopping at the first that fails.  Prints "pass", "invalid" (it
-# does not build) or the suite that failed; logs to $1.
-build_and_test() {
-	local log=$1 suite programs test
+# The unit test programs, those likeliest to notice a change of function
+# $1 in module $2 first: the ones that name the function, then the
+# module's own (test_MODULE.c), then the rest.  Most mutants fail the
+# first, so each then costs one link and one run, not seventeen.
+unit_programs_in_order() {
+	local function=$1 module base test first='' second='' rest=''
+	module=$(basename "$2" .c)
+	for test in test/unit/test_*.c; do
+		base=test/build/unit/$(basename "$test" .c)
+		if grep -qw -- "$function" "$test"; then first="$first $base"
+		elif [ "$(basename "$test" .c)" = "test_$module" ]; then second="$second $base"
+		else rest="$rest $base"; fi
+	done
+	echo $first $second $rest
+}
 
-	for suite in unit sim fuzz-smoke; do
+# Builds and tests the copy in the current directory, one suite after the
+# other, stopping at the first that fails: unit one program at a time
+# (unit_programs_in_order), then sim and fuzz-smoke.  A mutant is killed
+# by the same tests either way; the order only makes the kill cheaper.
+# Prints "pass", "invalid" (it does not build) or the suite that failed;
+# logs to $1.  $2 and $3: the mutated function and module ("" for the
+# unmutated tree).
+build_and_test() {
+	local log=$1 function=${2:-} module=${3:-} suite programs program
+
+	for program in $(unit_programs_in_order "$function" "$module"); do
+		if ! "${pure_make[@]}" "$program" >>"$log" 2>&1; then
+			echo invalid
+			return
+		fi
+		timeout --kill-after=10 "$suite_timeout" "$program" >>"$log" 2>&1
+		case $? in
+			0) ;;
+			124 | 137) echo "unit (timeout)"; return ;;
+			*) echo unit; return ;;
+		esac
+	done
+	for suite in sim fuzz-smoke; do
 		case $suite in
-			unit)
-				programs=
-				for test in test/unit/test_*.c; do
-					programs="$programs test/build/unit/$(basename "$test" .c)"
-				done
-				;;
 			sim) programs=test/build/sim/walsizer_sim ;;
-			fuzz-smoke) programs="test/build/fuzz/fuzz_policy test/build/fuzz/fuzz_state" ;;
+			fuzz-smoke)
+				programs="test/build/fuzz/fuzz_policy test/build/fuzz/fuzz_state"
+				copy_baseline_build fuzz
+				;;
 		esac
 		# shellcheck disable=SC2086 # a list of make targets
 		if ! "${pure_make[@]}" $programs >>"$log" 2>&1; then
@@ -147,6 +177,21 @@ build_and_test() {
 		esac
 	done
 	echo pass
+}
+
+# Copies the parts $@ (paths under test/build) of the unmutated tree's
+# build into the copy in the current directory, timestamps kept, when
+# there is one ($baseline_build): the objects and the programs a mutant
+# needs, not the seventeen linked unit programs (each mutant links only
+# those it runs) nor the fuzzers until it gets that far.
+copy_baseline_build() {
+	[ -n "${baseline_build:-}" ] || return 0
+	local part
+	for part; do
+		mkdir -p "test/build/$(dirname "$part")"
+		# shellcheck disable=SC2086 # a glob
+		cp -a $baseline_build/$part "test/build/$(dirname "$part")/"
+	done
 }
 
 # Applies mutation directory $1 (file, from, to, offset) to the copy in
@@ -175,11 +220,13 @@ if [ "${1:-}" = "--run-one" ]; then
 	copy_tree "$work/snapshot" "$copy" || { echo error >"$work/results/$id"; exit 0; }
 	cd "$copy" || exit 0
 	# the unmutated build, timestamps kept: the mutation below is newer
-	[ ! -d "$work/baseline-build" ] || cp -a "$work/baseline-build" test/build
+	baseline_build=$work/baseline-build
+	copy_baseline_build obj unit/*.o sim/walsizer_sim
 	if ! apply_mutation "$mutant" 2>"$work/logs/$id.log"; then
 		result=error
 	else
-		result=$(build_and_test "$work/logs/$id.log")
+		result=$(build_and_test "$work/logs/$id.log" "$(cat "$mutant/function")" \
+			"$(cat "$mutant/file")")
 	fi
 	echo "$result" >"$work/results/$id"
 	# where it applied: the file it was found in, not the list's hint

@@ -7,9 +7,10 @@
 # 15 runs on the host from Debian 12's own packages (installed first when
 # missing); 17, 18 and 19 need a newer libc and run in chroots from
 # test/chroot.sh, prepared in the background. test/run-suites.sh does the
-# work for each major; a failing major does not stop the next one. Each
-# major's log is printed when all lanes are done; then a table per major
-# and, as the last line, "N passed, N failed" summed over all majors; exits
+# work for each job (a major's suites, or one long TAP file); a failing job
+# does not stop the others. Each job's log is printed when all are done;
+# then a table per job and, as the last line, "N passed, N failed" summed
+# over all jobs; exits
 # 1 if anything failed. Needs root. WALSIZER_APT_UPDATED=1 skips "apt-get
 # update" before installing host packages (the caller has just run it).
 set -euo pipefail
@@ -34,20 +35,19 @@ mapfile -t slow < <(cd "$srcdir" && grep -l '^# walsizer-test: slow$' test/t/*.p
 mapfile -t long < <(cd "$srcdir" && grep -l '^# walsizer-test: long$' test/t/*.pl)
 version_files=$(grep -l '^# walsizer-test: version-dependent$' "$srcdir"/test/t/*.pl 2>/dev/null | wc -l || true)
 cat <<EOF_PLAN
-pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, in four lanes side by side:
+pg-matrix: testing pg_walsizer on PostgreSQL ${majors[*]}, four jobs at a time:
   - 15 on this machine, from Debian 12's packages (installed first if missing):
-    pg_regress, the TAP files (with Patroni), unit, sim, fuzz-smoke,
-    bench-smoke, the PGXN checks, the monitoring checks (promtool) and
-    the Debian package (test/package.sh); its longest TAP files
-    (${long[*]##*/}) and the mutation check in a fourth lane
+    pg_regress, every TAP file (its longest, ${long[*]##*/},
+    each a job of its own), unit, sim, fuzz-smoke, bench-smoke, the PGXN
+    checks, the monitoring checks (promtool) and the Debian package
+    (test/package.sh); and the mutation check, at the lowest CPU priority
   - ${majors[-1]} (the newest) in a Debian chroot under ${WALSIZER_CHROOT_CACHE:-/var/cache/pg_walsizer/chroots}
-    (built once, a few minutes): pg_regress, every TAP file, unit and sim;
-    the slow TAP files (${slow[*]##*/}) run there only, in a third
-    lane
+    (built once, a few minutes): pg_regress, the ${version_files} version-dependent
+    TAP files, unit and sim; and the slow TAP files (${slow[*]##*/}),
+    which run there only, each a job of its own
   - the majors between, in chroots too: pg_regress and the ${version_files}
-    version-dependent TAP files (18 in the third lane, 17 in the fourth);
-    the Debian package on 17
-  Ends with a table per major and "N passed, N failed".
+    version-dependent TAP files; the Debian package on 17
+  Ends with a table per job and "N passed, N failed".
 EOF_PLAN
 
 # Host packages: the chroots need debootstrap; 15 its server, headers, TAP
@@ -107,7 +107,8 @@ trixie=() sid=()
 for m in "${majors[@]}"; do
     [[ $m != 15 ]] || continue
     if [[ -e $(bash "$chroot_sh" ready-marker "$m") ]]; then state[$m]=warm; else state[$m]=cold; fi
-    if [[ $m == 17 ]]; then trixie+=("$m"); else sid+=("$m"); fi
+    # the newest first: it has the most jobs waiting for it
+    if [[ $m == 17 ]]; then trixie+=("$m"); else sid=("$m" "${sid[@]}"); fi
 done
 start_prepare "${trixie[@]}"
 start_prepare "${sid[@]}"
@@ -143,25 +144,25 @@ tally() {
 }
 
 newest=${majors[-1]}
-# One job's suites: a major, NEWEST-slow for the newest's slow TAP files
-# (--tap-only installs into its own scratch directory, so it runs beside
-# the newest's other suites), 15-long for 15's longest TAP files (the same
-# way), or 15-mutation for the mutation check (which builds only the pure
-# modules, so it runs beside 15's other suites). Writes run-JOB.log and run-JOB.status
-# ("RC SECONDS PREP..."). Runs inside a lane, in the background.
-# What runs where: 15 (the host's) and the newest major run every suite but
-# the slow TAP files; unit and sim include nothing from PostgreSQL and run
-# on those two only. The majors between run pg_regress and the TAP files
-# that exercise version-dependent code: what is the same on every major was
-# proven on 15 and the newest. The Debian package is built and checked on
-# 15 and on 17, the default major of the chroot's release.
+# One job's suites: a major's (MAJOR), one TAP file on a major
+# (MAJOR-tap:FILE: the newest's slow files, 15's long ones) or 15's
+# mutation check (15-mutation). --tap-only and --mutation-only install or
+# build into their own scratch directories, so jobs run side by side.
+# Writes run-JOB.log and run-JOB.status ("RC SECONDS PREP...").
+# What runs where: 15 (the host's) runs every suite; the newest major
+# pg_regress, the version-dependent TAP files, unit and sim (which include
+# nothing from PostgreSQL: they run on the host's and the newest
+# compiler), and its slow TAP files; the majors between pg_regress and
+# the version-dependent TAP files. What is the same on every major is
+# proven on 15; what differs, on each. The Debian package is built and
+# checked on 15 and on 17, the default major of the chroot's release.
 run_major() {
-    local job=$1 m=${1%-*} log=$logdir/run-$1.log rc=0 t0 waited prep args=(--no-slow-tap)
-    if [[ $job == *-slow ]]; then args=(--tap-only "${slow[@]}")
-    elif [[ $job == *-long ]]; then args=(--tap-only "${long[@]}")
+    local job=$1 m=${1%%-*} log=$logdir/run-$1.log rc=0 t0 waited prep args=(--no-slow-tap)
+    if [[ $job == *-tap:* ]]; then args=(--tap-only "test/t/${job#*-tap:}")
     elif [[ $job == *-mutation ]]; then args=(--mutation-only)
     elif [[ $m == 15 ]]; then args+=(--no-long-tap --fuzz --bench-smoke --pgxn --monitoring --package)
-    elif [[ $m != "$newest" ]]; then args+=(--no-pure --version-tap-only); fi
+    elif [[ $m == "$newest" ]]; then args+=(--version-tap-only)
+    else args+=(--no-pure --version-tap-only); fi
     [[ $job != 17 ]] || args+=(--package)
     if [[ $m == 15 ]]; then
         prep=host
@@ -173,7 +174,6 @@ run_major() {
         wait_prepare "$m"
         waited=$((SECONDS - t0))
         prep="${state[$m]} ${prep_secs}s (waited ${waited}s)"
-        say "PostgreSQL $m chroot: ${state[$m]}, prepared in ${prep_secs}s, waited ${waited}s"
         if ((prep_rc != 0)); then
             cp "$logdir/prepare-$m.log" "$log"
             echo "1 0 chroot preparation failed" >"$logdir/run-$job.status"
@@ -186,39 +186,77 @@ run_major() {
             "${args[@]}" >"$log" 2>&1 || rc=$?
     fi
     echo "$rc $((SECONDS - t0)) $prep" >"$logdir/run-$job.status"
-    say "PostgreSQL $job: $(tail -n 1 "$log") in $((SECONDS - t0))s"
+    say "$job: $(tail -n 1 "$log") in $((SECONDS - t0))s"
 }
 
-# Lanes side by side: the host's 15; the newest major in its chroot; the
-# newest major's slow TAP files, then 18; 15's longest TAP files and its
-# mutation check (after the slow files have started timing crash
-# recoveries in the third lane), then 17. Within a lane the jobs run one
-# after the other, each test file alone. The TAP files spend most of their
-# time waiting for the server's cadence (windows, checkpoints), so four
-# lanes keep two cores busy about as a shared CI machine would be; the
-# tests are written to hold on a machine twice as slow.
-lanes=("" "" "" "") jobs=("${majors[@]}")
-((${#slow[@]} == 0)) || lanes[2]=$newest-slow jobs+=("$newest-slow")
-if [[ " ${majors[*]} " == *" 15 "* ]]; then
-    ((${#long[@]} == 0)) || lanes[3]=15-long jobs+=(15-long)
-    lanes[3]+=" 15-mutation" jobs+=(15-mutation)
-fi
+# The jobs, in the order the workers take them: each major's own job
+# (the longest), then the newest's slow files and 15's long ones, each a
+# job of its own so that the workers share them out evenly.
+queue=()
+[[ " ${majors[*]} " != *" 15 "* ]] || queue+=(15)
+[[ $newest == 15 ]] || queue+=("$newest")
 for m in "${majors[@]}"; do
-    case $m in
-        15) lanes[0]=15 ;;
-        "$newest") lanes[1]=$m ;;
-        17) lanes[3]+=" $m" ;;
-        *) lanes[2]+=" $m" ;;
-    esac
+    [[ $m == 15 || $m == "$newest" ]] || queue+=("$m")
 done
-lane_pids=()
-for lane in "${lanes[@]}"; do
-    [[ -n $lane ]] || continue
-    # shellcheck disable=SC2086 # a lane is a list of jobs
-    (for job in $lane; do run_major "$job"; done) &
-    lane_pids+=("$!")
+for f in "${slow[@]}"; do queue+=("$newest-tap:${f##*/}"); done
+if [[ " ${majors[*]} " == *" 15 "* ]]; then
+    for f in "${long[@]}"; do queue+=("15-tap:${f##*/}"); done
+fi
+jobs=("${queue[@]}")
+
+# A job may start once its major is there: the host's at once, a chroot's
+# once it is prepared (or its preparation has failed, which the job
+# reports).
+job_ready() {
+    local m=${1%%-*}
+    [[ $m == 15 || -e $logdir/prepare-$m.status ]] || ! kill -0 "${prep_job[$m]}" 2>/dev/null
+}
+
+# A worker takes the first job in the queue that no worker has taken and
+# that may start (mkdir claims it atomically), runs it, and goes on until
+# none is left; while the only ones left wait for a chroot, it waits too.
+worker() {
+    local job taken waiting
+    while :; do
+        taken='' waiting=0
+        for job in "${queue[@]}"; do
+            [[ ! -d $logdir/claim-$job ]] || continue
+            if ! job_ready "$job"; then
+                waiting=1
+                continue
+            fi
+            if mkdir "$logdir/claim-$job" 2>/dev/null; then
+                taken=$job
+                break
+            fi
+        done
+        if [[ -n $taken ]]; then
+            run_major "$taken"
+        elif ((waiting)); then
+            sleep 2
+        else
+            return 0
+        fi
+    done
+}
+
+# Four workers: the TAP files spend most of their time waiting for the
+# server's cadence (windows, checkpoints), so four keep two cores busy
+# about as a shared CI machine would be; the tests are written to hold on
+# a machine twice as slow. The mutation check is a fifth job beside them,
+# at the lowest CPU priority: it is pure computation that no test times,
+# and it must not slow the servers whose cadence the TAP files time.
+worker_pids=()
+for _ in 1 2 3 4; do
+    worker &
+    worker_pids+=("$!")
 done
-for pid in "${lane_pids[@]}"; do wait "$pid" || true; done
+if [[ " ${majors[*]} " == *" 15 "* ]]; then
+    jobs+=(15-mutation)
+    (renice -n 19 -p "$BASHPID" >/dev/null && run_major 15-mutation) &
+    worker_pids+=("$!")
+fi
+for pid in "${worker_pids[@]}"; do wait "$pid" || true; done
 
 for m in "${jobs[@]}"; do
     printf '\n########## PostgreSQL %s\n' "$m"
@@ -251,13 +289,19 @@ printf '\n########## Summary\n'
 for m in "${jobs[@]}"; do
     # run-suites.sh prints each suite's line twice: after it, and at its end.
     # (awk, not grep: a log without such a line must not end the script)
-    [[ ! -e $logdir/run-$m.log ]] || awk '/^PG [0-9]+ [a-z-]+: / && !seen[$0]++' "$logdir/run-$m.log"
+    # a one-file job's line names its file
+    [[ ! -e $logdir/run-$m.log ]] ||
+        awk -v file="${m#*-tap:}" -v one="$([[ $m == *-tap:* ]] && echo 1)" '
+            /^PG [0-9]+ [a-z-]+: / && !seen[$0]++ {
+                if (one) sub(/: /, " (" file "): ")
+                print
+            }' "$logdir/run-$m.log"
 done
 echo
-printf '%-8s %-36s %7s %7s %7s  %s\n' major chroot tests passed failed note
+printf '%-42s %-28s %7s %7s %7s  %s\n' job chroot tests passed failed note
 total_pass=0 total_fail=0
 for m in "${jobs[@]}"; do
-    printf '%-8s %-36s %6ss %7s %7s  %s\n' "$m" "${row_prep[$m]}" "${row_test[$m]}" \
+    printf '%-42s %-28s %6ss %7s %7s  %s\n' "$m" "${row_prep[$m]}" "${row_test[$m]}" \
         "${row_pass[$m]}" "${row_fail[$m]}" "${row_note[$m]:-}"
     total_pass=$((total_pass + row_pass[$m])) total_fail=$((total_fail + row_fail[$m]))
 done

@@ -19,7 +19,7 @@
 # them out), and, when asked for, fuzz-smoke, mutation, bench-smoke, pgxn,
 # monitoring and, last, package. --no-slow-tap leaves out the TAP files
 # marked "# walsizer-test: slow", --no-long-tap those marked "# walsizer-test:
-# long" (test/pg-matrix.sh runs them with --tap-only in another lane),
+# long" (test/pg-matrix.sh runs each with --tap-only, as a job of its own),
 # --version-tap-only runs only those marked "# walsizer-test:
 # version-dependent"; the tap line names what did not run.
 # --tap-only builds, installs into the scratch directory (not over the
@@ -326,9 +326,10 @@ run_pure() {
 
 # make mutation prints the score and the survivors and fails below the
 # minimum score, or when the list no longer applies to the code.
-# Its time grows with the list (each mutant rebuilds and runs unit, sim and
-# fuzz-smoke): about 6 minutes for 230 mutants on 2 quiet cores, over 10
-# beside the other lanes' tests.
+# Its time grows with the list (each mutant rebuilds its module and runs
+# the unit tests until one fails, and sim and fuzz-smoke if none does):
+# about 5 minutes for 274 mutants on 2 quiet cores; test/pg-matrix.sh runs
+# it at the lowest CPU priority beside the TAP jobs, hence the long limit.
 run_mutation() {
     local rc=0 score step_limit=2400
     step "$logs/mutation" "${as_user[@]}" make "${make_vars[@]}" mutation || rc=$?

@@ -1,4 +1,3 @@
-# walsizer-test: long
 # walsizer-test: version-dependent
 # (each major resets its checkpoint counters its own way: test/pg-matrix.sh runs it on every major)
 #

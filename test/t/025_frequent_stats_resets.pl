@@ -1,3 +1,4 @@
+# walsizer-test: long
 # walsizer-test: version-dependent
 # (each major resets its checkpoint counters its own way: test/pg-matrix.sh runs it on every major)
 #

@@ -1,4 +1,3 @@
-# walsizer-test: long
 # walsizer-test: version-dependent
 # (ALTER SYSTEM and the configuration files the server reads: test/pg-matrix.sh runs it on every major)
 #

@@ -1,3 +1,4 @@
+# walsizer-test: long
 # After a load has made walsizer grow max_wal_size, quiet windows make it
 # step back down: only after walsizer.shrink_after windows below half, at
 # most halving per step, one change per window, never below the floor.

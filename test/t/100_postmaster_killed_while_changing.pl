@@ -1,3 +1,4 @@
+# walsizer-test: long
 # The whole server (postmaster and every child at the same instant) is
 # SIGKILLed while walsizer keeps changing max_wal_size under load, six
 # times over.  After each kill: postgresql.auto.conf still parses and the

@@ -1,3 +1,4 @@
+# walsizer-test: long
 # Free space on the WAL volume that moves down and up by one segment, under
 # a load that needs more than the disk cap and with walsizer.min above the
 # cap, is jitter, not a change of the disk: max_wal_size stays put, with no

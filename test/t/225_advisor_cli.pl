@@ -1,3 +1,4 @@
+# walsizer-test: long
 # The advisor's edges, against real servers: bad input of every kind gets
 # one clear line and exit status 1 (a trace's value out of range named
 # with its line; a servers file that names no server, or a directory);

@@ -1,4 +1,3 @@
-# walsizer-test: long
 # The advisor never prints a password: its output goes to cron mails and
 # CI logs.  A closed port, a wrong password, a URI with a password (one
 # libpq cannot parse, and one that connects): on stderr and in --json the

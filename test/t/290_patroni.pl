@@ -1,3 +1,4 @@
+# walsizer-test: long
 # (about 6 minutes, most of it fixed-rate load: runs on 15, where
 # test/pg-matrix.sh installs Debian 12's patroni and etcd, and on the newest
 # major, whose sid chroot test/chroot.sh gives them; without them it skips)
