@@ -159,8 +159,9 @@ newest=${majors[-1]}
 run_major() {
     local job=$1 m=${1%%-*} log=$logdir/run-$1.log rc=0 t0 waited prep args=(--no-slow-tap)
     if [[ $job == *-tap:* ]]; then args=(--tap-only "test/t/${job#*-tap:}")
+    elif [[ $job == 15-tap ]]; then args=(--tap-only "${short[@]}")
     elif [[ $job == *-mutation ]]; then args=(--mutation-only)
-    elif [[ $m == 15 ]]; then args+=(--no-long-tap --fuzz --bench-smoke --pgxn --monitoring --package)
+    elif [[ $m == 15 ]]; then args+=(--no-tap --fuzz --bench-smoke --pgxn --monitoring --package)
     elif [[ $m == "$newest" ]]; then args+=(--version-tap-only)
     else args+=(--no-pure --version-tap-only); fi
     [[ $job != 17 ]] || args+=(--package)
@@ -192,15 +193,30 @@ run_major() {
 # The jobs, in the order the workers take them: each major's own job
 # (the longest), then the newest's slow files and 15's long ones, each a
 # job of its own so that the workers share them out evenly.
+# 15's TAP files but the slow and the long: one job (15-tap) beside 15's
+# other suites, whose pgxn and package checks install over 15's files
+# while --tap-only's servers load the job's own build.
+short=()
+for f in "$srcdir"/test/t/*.pl; do
+    grep -q -E '^# walsizer-test: (slow|long)$' "$f" || short+=("test/t/${f##*/}")
+done
 queue=()
-[[ " ${majors[*]} " != *" 15 "* ]] || queue+=(15)
+[[ " ${majors[*]} " != *" 15 "* ]] || queue+=(15-tap 15)
 [[ $newest == 15 ]] || queue+=("$newest")
 for m in "${majors[@]}"; do
     [[ $m == 15 || $m == "$newest" ]] || queue+=("$m")
 done
-for f in "${slow[@]}"; do queue+=("$newest-tap:${f##*/}"); done
+# The one-file jobs, longest first (a file's "# walsizer-test: minutes N",
+# about how long it runs on a quiet machine; 1 if it says nothing), so that
+# none of the longest is left to run alone at the end.
+minutes() { sed -n 's/^# walsizer-test: minutes \([0-9]*\)$/\1/p' "$srcdir/$1" | grep . || echo 1; }
+one_file_jobs=()
+for f in "${slow[@]}"; do one_file_jobs+=("$(minutes "$f") $newest-tap:${f##*/}"); done
 if [[ " ${majors[*]} " == *" 15 "* ]]; then
-    for f in "${long[@]}"; do queue+=("15-tap:${f##*/}"); done
+    for f in "${long[@]}"; do one_file_jobs+=("$(minutes "$f") 15-tap:${f##*/}"); done
+fi
+if ((${#one_file_jobs[@]})); then
+    while read -r _ job; do queue+=("$job"); done < <(printf '%s\n' "${one_file_jobs[@]}" | sort -k1,1nr -s)
 fi
 jobs=("${queue[@]}")
 

@@ -2,7 +2,7 @@
 # test/run-suites.sh - build, install and test pg_walsizer against one
 # installed PostgreSQL major (TESTING.md, "Suites", says what each suite covers).
 #
-#   test/run-suites.sh [--pg-config PATH] [--no-slow-tap] [--no-long-tap] [--version-tap-only] [--no-pure]
+#   test/run-suites.sh [--pg-config PATH] [--no-tap] [--no-slow-tap] [--no-long-tap] [--version-tap-only] [--no-pure]
 #                      [--fuzz] [--mutation] [--bench-smoke] [--pgxn] [--monitoring] [--package]
 #   test/run-suites.sh [--pg-config PATH] --tap-only FILE...
 #   test/run-suites.sh [--pg-config PATH] --mutation-only
@@ -17,7 +17,9 @@
 # Suites: makefile, regress and tap (one result per check, pg_regress test
 # and test/t/*.pl file), unit and sim (one per TAP test; --no-pure leaves
 # them out), and, when asked for, fuzz-smoke, mutation, bench-smoke, pgxn,
-# monitoring and, last, package. --no-slow-tap leaves out the TAP files
+# monitoring and, last, package. --no-tap leaves out the TAP files
+# (test/pg-matrix.sh runs 15's with --tap-only beside the other suites,
+# which install over the major's files), --no-slow-tap the ones
 # marked "# walsizer-test: slow", --no-long-tap those marked "# walsizer-test:
 # long" (test/pg-matrix.sh runs each with --tap-only, as a job of its own),
 # --version-tap-only runs only those marked "# walsizer-test:
@@ -41,12 +43,12 @@ say() { printf 'run-suites: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
 pg_config=${PG_CONFIG:-pg_config} user=postgres tap_only=() mutation_only=0
-declare -A on=([slow-tap]=1 [long-tap]=1 [pure]=1 [version-tap-only]=0 [fuzz-smoke]=0 [mutation]=0
+declare -A on=([tap]=1 [slow-tap]=1 [long-tap]=1 [pure]=1 [version-tap-only]=0 [fuzz-smoke]=0 [mutation]=0
     [bench-smoke]=0 [pgxn]=0 [monitoring]=0 [package]=0)
 while (($#)); do
     case $1 in
         --pg-config) (($# >= 2)) || usage; pg_config=$2; shift ;;
-        --no-slow-tap | --no-long-tap | --no-pure) on[${1#--no-}]=0 ;;
+        --no-tap | --no-slow-tap | --no-long-tap | --no-pure) on[${1#--no-}]=0 ;;
         --fuzz) on[fuzz-smoke]=1 ;;
         --version-tap-only | --mutation | --bench-smoke | --pgxn | --monitoring | --package) on[${1#--}]=1 ;;
         --mutation-only) mutation_only=1 ;;
@@ -372,7 +374,8 @@ if ((${#tap_only[@]})); then
 elif ((mutation_only)); then
     suites=(mutation)
 else
-    suites=(makefile regress tap)
+    suites=(makefile regress)
+    ((!on[tap])) || suites+=(tap)
     ((!on[pure])) || suites+=(unit sim)
     for s in fuzz-smoke mutation bench-smoke pgxn monitoring package; do ((!on[$s])) || suites+=("$s"); done
 fi

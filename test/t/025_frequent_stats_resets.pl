@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 2
 # walsizer-test: version-dependent
 # (each major resets its checkpoint counters its own way: test/pg-matrix.sh runs it on every major)
 #

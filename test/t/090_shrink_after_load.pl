@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 2
 # After a load has made walsizer grow max_wal_size, quiet windows make it
 # step back down: only after walsizer.shrink_after windows below half, at
 # most halving per step, one change per window, never below the floor.

@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 2
 # Free space on the WAL volume that moves down and up by one segment, under
 # a load that needs more than the disk cap and with walsizer.min above the
 # cap, is jitter, not a change of the disk: max_wal_size stays put, with no

@@ -1,4 +1,5 @@
 # walsizer-test: slow
+# walsizer-test: minutes 4
 # (about 3 minutes, one of them the load after the promotion:
 # test/pg-matrix.sh runs it on the newest major only)
 #

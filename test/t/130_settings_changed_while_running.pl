@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 2
 # The DBA changes settings (ALTER SYSTEM + reload) while walsizer runs
 # under load, and walsizer follows at once:
 #  - checkpoint_completion_target: the trigger distance in status() is where

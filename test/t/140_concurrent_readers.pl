@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 2
 # 64 sessions read walsizer.status and walsizer.decisions in a loop for
 # 40 s while the worker decides under a write load and walsizer.check_now()
 # ends windows early now and then.  Every row read is self-consistent (the

@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 3
 # Every walsizer setting at its limits, changed with ALTER SYSTEM + reload
 # on a running server under load: the limits are accepted, anything beyond
 # them is rejected and the old value stays.  The extremes are harmless:

@@ -1,4 +1,5 @@
 # walsizer-test: slow
+# walsizer-test: minutes 3
 # (two crash cycles of about 60 s: test/pg-matrix.sh runs it on the newest
 # major only)
 # status().estimated_recovery_s against real crash recoveries: under a

@@ -1,4 +1,5 @@
 # walsizer-test: slow
+# walsizer-test: minutes 5
 #
 # The advisor against the worker, on the same server and load: run as a
 # role with only pg_monitor against a steady load at 64 MB (every

@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 2
 # The advisor's edges, against real servers: bad input of every kind gets
 # one clear line and exit status 1 (a trace's value out of range named
 # with its line; a servers file that names no server, or a directory);

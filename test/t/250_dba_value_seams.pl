@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 5
 # The DBA's value while a DBA change waits for a reload, on a real server:
 # walsizer never writes (and so never reloads) while ALTER SYSTEM RESET,
 # ALTER SYSTEM SET "MAX_WAL_SIZE" or an edit of postgresql.conf is not yet

@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 2
 # Which of the DBA's sources of max_wal_size wins, on a real server: a
 # newer ALTER SYSTEM wins over an older postgresql.conf edit that waited
 # while walsizer was off; an edit to the running value makes it the floor;

@@ -1,4 +1,5 @@
 # walsizer-test: long
+# walsizer-test: minutes 5
 # (about 6 minutes, most of it fixed-rate load: runs on 15, where
 # test/pg-matrix.sh installs Debian 12's patroni and etcd, and on the newest
 # major, whose sid chroot test/chroot.sh gives them; without them it skips)
