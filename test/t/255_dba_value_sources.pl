@@ -5,7 +5,7 @@
 # while walsizer was off; an edit to the running value makes it the floor;
 # a change that failed consumes none of the policy's counters; and a
 # max_wal_size on the command line is reported once, not fought.  Each
-# section names the defect it would catch.  250_dba_value_seams.pl covers
+# section names the defect it would catch.  250-252 cover
 # the changes that wait for a reload.
 use strict;
 use warnings;
@@ -14,51 +14,13 @@ use lib "$FindBin::RealBin/../perl";
 use PostgreSQL::Test::Utils;
 use Test::More;
 use WalsizerTest;
+use DbaValue;
 
-# Quiet windows of 1 s: after a growth, a shrink is due shrink_after
-# windows after the load stops (the floor is postgresql.conf's 32 MB).
-my $node = walsizer_node('sources',
-	conf => {
-		'walsizer.interval' => "'1s'",
-		'walsizer.cooldown' => 1,
-		'walsizer.shrink_after' => 2 });
-$node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
-	'-p', $node->port, 'postgres' ], 'pgbench tables created');
-
-# Grows under load until walsizer's own value runs; returns it.
-sub grow
-{
-	my ($what) = @_;
-	my $before = decision_rows($node, growth_sql() . ' AND confirmed');
-	ok(pgbench_until($node,
-			"(SELECT count(*) FROM walsizer.decisions WHERE "
-			  . growth_sql() . " AND confirmed) > $before",
-			90, '-c', 4, '-j', 4),
-		"walsizer grew $what");
-	return settled_size_mb();
-}
-
-# The size once it holds for three windows: the load's last samples may
-# grow it once more after pgbench has stopped (a lookahead that saw the
-# checkpoint coming), and a check against the size before that growth
-# would blame walsizer for a change it made before the DBA's.
-sub settled_size_mb
-{
-	my ($last, $now) = ('', '');
-	for (1 .. 30)
-	{
-		$now = $node->safe_psql('postgres',
-			"SELECT current_setting('max_wal_size'), count(*) FROM walsizer.decisions");
-		last if $now eq $last;
-		$last = $now;
-		sleep 3;
-	}
-	return setting_mb($node, 'max_wal_size');
-}
+my $node = dba_value_node('sources');
 
 # --- 1. a newer ALTER SYSTEM wins over an older postgresql.conf edit ---------------
 
-my $grown = grow('so that its value is in postgresql.auto.conf');
+my $grown = grow_settled($node, 'so that its value is in postgresql.auto.conf');
 ok(defined auto_conf_max_wal_size($node),
 	'postgresql.auto.conf holds walsizer\'s value, which shadows postgresql.conf');
 $node->append_conf('postgresql.conf', "walsizer.enable = off\n");
@@ -87,7 +49,7 @@ $node->safe_psql('postgres', 'ALTER SYSTEM RESET max_wal_size');
 $node->append_conf('postgresql.conf', "max_wal_size = '32MB'\n");
 $node->reload;
 wait_for($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status', 'back at 32 MB');
-$grown = grow('before the DBA writes that value in postgresql.conf');
+$grown = grow_settled($node, 'before the DBA writes that value in postgresql.conf');
 $node->append_conf('postgresql.conf', "max_wal_size = '${grown}MB'\n");
 $node->reload;
 wait_for($node,
