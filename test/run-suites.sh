@@ -112,6 +112,8 @@ fi
 # installs them on the host, for 15, test/chroot.sh in sid, for the newest
 # major; the trixie chroot has neither, and there it would skip).
 [[ ! -x /usr/bin/patroni || ! -x /usr/bin/etcd ]] || env+=(WALSIZER_REQUIRE_PATRONI=1)
+# The always-behind mode of the TAP helpers (WalsizerTest.pm, behind()).
+[[ -z ${WALSIZER_TEST_BEHIND:-} ]] || env+=(WALSIZER_TEST_BEHIND="$WALSIZER_TEST_BEHIND")
 
 # Commands run with a predictable environment: the major's binaries first
 # (pg_regress, prove and the TAP modules look there), HOME in the scratch.

@@ -30,6 +30,7 @@
 #include "recovery_bound_server.h"
 #include "shared_state.h"
 #include "size_units.h"
+#include "test_hold.h"
 #include "walsizer.h"
 
 /* allow_alter_system = off was reported; again only once it came back */
@@ -372,6 +373,9 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 
 	if (d->action == WALSIZER_ACTION_NONE)
 		return WALSIZER_ACT_NONE;
+	/* held by a test: decided again, on fresh figures, once released */
+	if (walsizer_test_hold_takes(d->action))
+		return WALSIZER_ACT_NOT_DONE;
 
 	if (d->new_mb == d->old_mb)
 	{
@@ -413,8 +417,11 @@ walsizer_act(const WalsizerDecision *d, const WalsizerMeasurements *m,
 WalsizerActOutcome
 walsizer_act_adopt(const WalsizerDecision *d, const WalsizerActContext *ctx)
 {
-	WalsizerActOutcome outcome = act_change(d, NULL, ctx);
+	WalsizerActOutcome outcome;
 
+	if (walsizer_test_hold_takes(d->action))
+		return WALSIZER_ACT_NOT_DONE;
+	outcome = act_change(d, NULL, ctx);
 	if (outcome != WALSIZER_ACT_WRITTEN)
 		return outcome;
 	walsizer_owner_written_for_dba(ctx->owner, d->new_mb);

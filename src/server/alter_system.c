@@ -46,6 +46,7 @@
 #include "alter_system.h"
 #include "config_files.h"
 #include "shared_state.h"
+#include "test_hold.h"
 #include "walsizer.h"
 
 /*
@@ -144,6 +145,7 @@ walsizer_alter_system_write(int64 new_mb, uint64 *alter_count, char *errbuf,
 	AlterSystemStmt *stmt;
 
 	errbuf[0] = '\0';
+	walsizer_test_hold_before_write();
 	if (walsizer_debug_apply_delay_ms > 0)
 	{
 		ereport(LOG,

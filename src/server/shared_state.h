@@ -103,6 +103,13 @@ typedef struct WalsizerShared
 	Latch	   *worker_latch;	/* set to wake the worker */
 	bool		check_requested;	/* walsizer.check_now() was called */
 	bool		state_loaded;	/* the state file was read since startup */
+
+	/*
+	 * A test's hold (test_hold.c): decisions whose action bit is set are
+	 * not carried out, and counted, until the test releases them.
+	 */
+	uint32		test_held_actions;
+	int64		test_held_count[WALSIZER_ACTION_LAST + 1];
 	WalsizerStatus status;
 	WalsizerPersistent persistent;
 } WalsizerShared;

@@ -66,6 +66,7 @@
 #include "shared_state.h"
 #include "size_owner_server.h"
 #include "stats_reader.h"
+#include "test_hold.h"
 #include "walsizer.h"
 
 /* How often free space on the WAL volume is measured. */
@@ -282,6 +283,14 @@ wsw_plan(const WalsizerMeasurements *m, bool window_just_ended,
 	if (!walsizer_enable)
 		snprintf(plan->reason, sizeof(plan->reason),
 				 "walsizer.enable is off; otherwise: %s", plan->reason);
+	else if (walsizer_test_hold_covers(plan->action))
+	{
+		char		reason[WALSIZER_REASON_LEN];
+
+		snprintf(reason, sizeof(reason),
+				 "held by a test (walsizer_test_hold); then: %s", plan->reason);
+		strlcpy(plan->reason, reason, sizeof(plan->reason));
+	}
 	else if (walsizer_act_postponed()[0] != '\0')
 	{
 		char		reason[WALSIZER_REASON_LEN];

@@ -12,11 +12,14 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use WalsizerTest;
 
-our @EXPORT = qw(dba_value_node grow_settled settled_size_mb postponed_since);
+our @EXPORT = qw(dba_value_node grow_settled settled_size_mb postponed_since
+  allow_shrink_after_dba_change);
 
 # A server with pgbench's tables and quiet windows of 1 s: after a growth,
 # a shrink is due shrink_after windows after the load stops (the floor is
-# postgresql.conf's 32 MB).
+# postgresql.conf's 32 MB).  Its shrinks are held (hold_worker()) from the
+# start, so that the size a test grows stays until the test has made the
+# DBA's change and allows the shrink (allow_shrink_after_dba_change()).
 sub dba_value_node
 {
 	my ($name) = @_;
@@ -25,9 +28,23 @@ sub dba_value_node
 			'walsizer.interval' => "'1s'",
 			'walsizer.cooldown' => 1,
 			'walsizer.shrink_after' => 2 });
+	hold_worker($node, 'shrink');
 	$node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
 		'-p', $node->port, 'postgres' ], 'pgbench tables created');
 	return $node;
+}
+
+# The DBA's change is made: hold the worker's shrinks afresh, wait until it
+# decides one after the change (it is due, and has not happened), then let
+# it go on, so that what it does with that shrink is what the test checks.
+sub allow_shrink_after_dba_change
+{
+	my ($node) = @_;
+	hold_worker($node, 'shrink');
+	wait_until_held($node, 'shrink',
+		'a shrink is due after the DBA\'s change (held until now)');
+	release_worker($node);
+	return;
 }
 
 # Grows under load until walsizer's own value runs; returns the size once
@@ -64,23 +81,20 @@ sub settled_size_mb
 }
 
 # Waits (bounded) for walsizer to postpone a change for a pending reload,
-# the log's DETAIL saying $why.  The change is the shrink due once the
-# load has left the peak rate's horizon (two checkpoint cycles of 30 s)
-# and whole cycles were measured without it, then shrink_after quiet
-# windows: a few seconds after a growth that overshot, about two minutes
-# at most on a quiet machine otherwise (3.5 minutes were seen on a loaded
-# one), so up to 5 minutes.
+# the log's DETAIL saying $why.  The change is the shrink
+# allow_shrink_after_dba_change() released: due at the next window end.
 sub postponed_since
 {
 	my ($node, $offset, $why) = @_;
-	my $deadline = time + 300;
+	my $deadline = time + 120;
 	while (time < $deadline)
 	{
-		return 1
+		return behind(1)
 		  if slurp_file($node->logfile, $offset) =~
 		  /pg_walsizer postponed changing max_wal_size to \d+ MB until the configuration is reloaded\n.*DETAIL:  \Q$why\E/;
 		sleep 1;
 	}
+	note_decisions($node, 'no postponement; decisions');
 	return 0;
 }
 

@@ -301,7 +301,7 @@ sub poll_until
 	my $deadline = time() + $seconds;
 	while (1)
 	{
-		return 1
+		return behind(1)
 		  if $node->safe_psql('postgres', "SELECT ($condition)") eq 't';
 		return 0 if time() >= $deadline;
 		select(undef, undef, undef, 0.2);
@@ -441,6 +441,93 @@ sub growth_judged
 		$track->{third_at} = $node->safe_psql('postgres', 'SELECT now()');
 	}
 	return 0;
+}
+
+# --- Holding the worker still ----------------------------------------------
+#
+# A test that needs the worker in a state when it acts ("a shrink is due
+# but has not happened") puts it there by construction: it holds the
+# actions that would move the worker past that state, waits until the
+# worker has decided one of them (and was held), acts, and releases.  A
+# held decision is neither written nor recorded, and is decided again on
+# fresh figures after the release (src/server/test_hold.c).  The hold
+# lives in shared memory and is set by a SQL call, never by a reload
+# (which would apply the very DBA change under test); a restart drops it.
+#
+# WALSIZER_TEST_BEHIND=N proves that no test relies on being quicker than
+# the worker: every wait for a server or worker state then sleeps N more
+# seconds once it holds, so the worker always gets ahead of the test's
+# next step.  Every file passes in that mode (TESTING.md).
+
+push @EXPORT, qw(hold_worker release_worker wait_until_held behind);
+
+# Sleeps WALSIZER_TEST_BEHIND seconds (0 by default); returns @_.
+sub behind
+{
+	my $seconds = $ENV{WALSIZER_TEST_BEHIND} // 0;
+	sleep $seconds if $seconds > 0;
+	return wantarray ? @_ : $_[0];
+}
+
+# Every wait of PostgreSQL::Test::Cluster that held (wait_for() polls
+# with it) falls behind too.
+if ($ENV{WALSIZER_TEST_BEHIND})
+{
+	no warnings 'redefine';
+	for my $name (qw(poll_query_until wait_for_log))
+	{
+		my $wait = PostgreSQL::Test::Cluster->can($name);
+		no strict 'refs';
+		*{"PostgreSQL::Test::Cluster::$name"} = sub {
+			my $held = $wait->(@_);
+			return $held ? behind($held) : $held;
+		};
+	}
+}
+
+# The test-only functions of the library (not in the extension's SQL
+# API), created on first use in database postgres.
+sub _hold_functions
+{
+	my ($node) = @_;
+	$node->safe_psql('postgres', q{
+		CREATE OR REPLACE FUNCTION public.walsizer_test_hold(text) RETURNS void
+		  LANGUAGE C STRICT AS 'pg_walsizer', 'walsizer_test_hold';
+		CREATE OR REPLACE FUNCTION public.walsizer_test_held(text) RETURNS bigint
+		  LANGUAGE C STRICT AS 'pg_walsizer', 'walsizer_test_held';
+	});
+	return;
+}
+
+# Holds decisions of the actions named (grow, shrink, protect, adopt, ...)
+# and only those, and starts counting the held ones afresh.
+sub hold_worker
+{
+	my ($node, @actions) = @_;
+	_hold_functions($node);
+	my $list = join(',', @actions);
+	$node->safe_psql('postgres', "SELECT walsizer_test_hold('$list')");
+	return;
+}
+
+# Releases every hold: the worker decides again at its next sample.
+sub release_worker
+{
+	my ($node) = @_;
+	return hold_worker($node);
+}
+
+# Waits until the worker decided a change of $action and was held: that
+# change is then due, and has not happened.  Bounded by $seconds (300 by
+# default: a shrink comes only after the load left the peak rate's
+# horizon and quiet windows, 3.5 minutes on a loaded machine).
+sub wait_until_held
+{
+	my ($node, $action, $what, $seconds) = @_;
+	ok(poll_until($node, "walsizer_test_held('$action') > 0", $seconds // 300),
+		$what // "a $action is due, and held")
+	  or note_decisions($node);
+	return;
 }
 
 # The tmpfs the test runner mounted for tests that fill a filesystem

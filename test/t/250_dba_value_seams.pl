@@ -23,7 +23,8 @@ my $grown = grow_settled($node, 'for the RESET');
 ok(defined auto_conf_max_wal_size($node), 'walsizer wrote postgresql.auto.conf');
 my $offset = -s $node->logfile;
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET max_wal_size');
-# idle now: a shrink is due within a few windows, and must wait
+# the shrink due now must wait for the DBA's reload
+allow_shrink_after_dba_change($node);
 ok(postponed_since($node, $offset,
 		'postgresql.auto.conf no longer sets max_wal_size (ALTER SYSTEM RESET), which the server has not loaded yet'),
 	'the shrink is postponed for the pending RESET, and the log says why');

@@ -19,6 +19,7 @@ my $node = dba_value_node('upper_case');
 my $grown = grow_settled($node, 'for the upper-case ALTER SYSTEM');
 my $offset = -s $node->logfile;
 $node->safe_psql('postgres', q{ALTER SYSTEM SET "MAX_WAL_SIZE" = '320MB'});
+allow_shrink_after_dba_change($node);
 ok(postponed_since($node, $offset,
 		'postgresql.auto.conf sets max_wal_size = 320 MB, which the server has not loaded yet'),
 	'the upper-case name is recognised as a pending change');

@@ -20,6 +20,7 @@ my $grown = grow_settled($node, 'for the postgresql.conf edit');
 my $offset = -s $node->logfile;
 my $work_mem = $node->safe_psql('postgres', 'SHOW work_mem');
 $node->append_conf('postgresql.conf', "work_mem = '7MB'\n");
+allow_shrink_after_dba_change($node);
 ok(postponed_since($node, $offset,
 		'"postgresql.conf" was modified after the server last loaded its configuration'),
 	'a change is postponed while postgresql.conf has an edit not yet loaded');
