@@ -107,7 +107,8 @@ walsizer_test_hold(PG_FUNCTION_ARGS)
 
 	test_hold_require_superuser();
 	walsizer_require_shared();
-	if (!SplitIdentifierString(list, ',', &names))
+	/* SplitIdentifierString() cuts the string it is given: keep the list */
+	if (!SplitIdentifierString(pstrdup(list), ',', &names))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid list of actions: \"%s\"", list)));
@@ -145,6 +146,8 @@ walsizer_test_hold_covers(WalsizerAction action)
 {
 	bool		held;
 
+	if (action == WALSIZER_ACTION_NONE)
+		return false;			/* its bit is the place "write" */
 	LWLockAcquire(walsizer_shared->lock, LW_SHARED);
 	held = (walsizer_shared->test_held_actions & (1u << action)) != 0;
 	LWLockRelease(walsizer_shared->lock);

@@ -77,7 +77,7 @@ sub settled_size_mb
 		$last = $now;
 		sleep 3;
 	}
-	return setting_mb($node, 'max_wal_size');
+	return behind(setting_mb($node, 'max_wal_size'));
 }
 
 # Waits (bounded) for walsizer to postpone a change for a pending reload,
