@@ -24,14 +24,12 @@
 #include <string.h>
 
 #include "settings_limits.h"
+#include "size_units.h"
 
 #define USECS_PER_SECOND 1000000.0
-#define BYTES_PER_MB (1024.0 * 1024.0)
 #define SECONDS_PER_HOUR 3600.0
 /* the policy's counters saturate well below this; "long ago" */
 #define WINDOWS_LONG_AGO 1000
-/* before 19 the server counts images, not their bytes: a whole block each */
-#define DEFAULT_BLOCK_BYTES 8192
 /* more WAL than any cycle can write: where a hostile trace's figures stop */
 #define MAX_CYCLE_BYTES 1e18
 
@@ -152,7 +150,7 @@ fpi_bytes_between(const WalsizerSample *before, const WalsizerSample *after,
 			after->wal_fpi_bytes - before->wal_fpi_bytes : 0;
 	if (after->wal_fpi > before->wal_fpi)
 		return (uint64_t) (after->wal_fpi - before->wal_fpi) *
-			(uint64_t) (block_bytes > 0 ? block_bytes : DEFAULT_BLOCK_BYTES);
+			(uint64_t) (block_bytes > 0 ? block_bytes : FULL_PAGE_IMAGE_BYTES);
 	return 0;
 }
 
@@ -295,7 +293,7 @@ policy_settings(const Advisor *adv, double replay_rate, WalsizerSettings *s)
 	/* the extension's defaults */
 	s->threshold = 2;
 	s->ratio = 0.33;
-	s->headroom = 0.25;
+	s->headroom = WALSIZER_HEADROOM_DEFAULT;
 	s->max_mb = adv->options.max_mb;
 	/*
 	 * The size the server runs with is what the advice judges, not a
@@ -305,8 +303,7 @@ policy_settings(const Advisor *adv, double replay_rate, WalsizerSettings *s)
 	 * baseline stays the current size: one above --max is the DBA's, not
 	 * a size walsizer set and must take back down at once.
 	 */
-	s->min_mb = 2 * (adv->facts.segment_bytes >= (int64_t) BYTES_PER_MB ?
-					 adv->facts.segment_bytes / (int64_t) BYTES_PER_MB : 1);
+	s->min_mb = MIN_SIZE_SEGMENTS * walsizer_segment_mb(adv->facts.segment_bytes);
 	s->baseline_mb = s->current_mb;
 	s->disk_cap_mb = 0;			/* the disk cannot be seen from a client */
 	s->recovery_cap_mb = walsizer_recovery_cap_mb(adv->options.max_recovery_s,
@@ -340,7 +337,7 @@ run_load(const Advisor *adv, const AdvisorWorkingSet *ws, WalsizerLoad *load)
 		adv->total.seconds;
 	load->working_set_bytes = (double) ws->pages *
 		(double) (adv->facts.block_bytes > 0 ?
-				  adv->facts.block_bytes : DEFAULT_BLOCK_BYTES);
+				  adv->facts.block_bytes : FULL_PAGE_IMAGE_BYTES);
 }
 
 /*
@@ -394,7 +391,7 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 		if (advice->cycle_bytes > 0)
 			snprintf(advice->basis, sizeof(advice->basis),
 					 "standby: the WAL it replays over whole %.0f s checkpoint_timeouts, at most %.0f MB per checkpoint_timeout (its restartpoints only follow the primary's checkpoints)",
-					 timeout_s, (double) advice->cycle_bytes / BYTES_PER_MB);
+					 timeout_s, (double) advice->cycle_bytes / BYTES_PER_MB_DOUBLE);
 		else
 			snprintf(advice->basis, sizeof(advice->basis),
 					 "standby: no whole %.0f s checkpoint_timeout of replayed WAL was measured",
@@ -422,15 +419,15 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 			if (ws->pages > 0)
 				snprintf(advice->basis, sizeof(advice->basis),
 						 "checkpoints every %.1f s: no whole %.0f s cycle to measure; %.1f MB/s of records, %.0f MB of full-page images per cycle, over %.0f MB of pages the load changes (%d tables): %.0f MB per %.0f s cycle",
-						 cycle_s, timeout_s, record_rate / BYTES_PER_MB,
-						 fpi_per_cycle / BYTES_PER_MB, set_bytes / BYTES_PER_MB,
-						 ws->tables, (double) predicted / BYTES_PER_MB, timeout_s);
+						 cycle_s, timeout_s, record_rate / BYTES_PER_MB_DOUBLE,
+						 fpi_per_cycle / BYTES_PER_MB_DOUBLE, set_bytes / BYTES_PER_MB_DOUBLE,
+						 ws->tables, (double) predicted / BYTES_PER_MB_DOUBLE, timeout_s);
 			else
 				snprintf(advice->basis, sizeof(advice->basis),
 						 "checkpoints every %.1f s: no whole %.0f s cycle to measure; %.1f MB/s of records, %.0f MB of full-page images per cycle: at most %.0f MB per %.0f s cycle (no table statistics: images taken to grow with the cycle, which overstates)",
-						 cycle_s, timeout_s, record_rate / BYTES_PER_MB,
-						 fpi_per_cycle / BYTES_PER_MB,
-						 (double) predicted / BYTES_PER_MB, timeout_s);
+						 cycle_s, timeout_s, record_rate / BYTES_PER_MB_DOUBLE,
+						 fpi_per_cycle / BYTES_PER_MB_DOUBLE,
+						 (double) predicted / BYTES_PER_MB_DOUBLE, timeout_s);
 			return;
 		}
 	}
@@ -441,12 +438,12 @@ run_measurements(const Advisor *adv, const AdvisorWorkingSet *ws,
 		if (adv->total.wal_forced > 0)
 			snprintf(advice->basis, sizeof(advice->basis),
 					 "measured: the heaviest whole %.0f s checkpoint cycle wrote %.0f MB, more than the %.0f MB predicted from the run's averages",
-					 timeout_s, (double) measured / BYTES_PER_MB,
-					 (double) predicted / BYTES_PER_MB);
+					 timeout_s, (double) measured / BYTES_PER_MB_DOUBLE,
+					 (double) predicted / BYTES_PER_MB_DOUBLE);
 		else
 			snprintf(advice->basis, sizeof(advice->basis),
 					 "measured: the heaviest whole %.0f s checkpoint cycle wrote %.0f MB",
-					 timeout_s, (double) measured / BYTES_PER_MB);
+					 timeout_s, (double) measured / BYTES_PER_MB_DOUBLE);
 	}
 	else
 	{

@@ -21,6 +21,8 @@
 
 #include "measure.h"
 #include "policy.h"
+#include "recovery_bound.h"
+#include "size_units.h"
 #include "what_if.h"
 
 /* What the advisor knows about the server it samples; read once. */
@@ -54,8 +56,9 @@ typedef struct AdvisorOptions
 	int			what_if_count;
 } AdvisorOptions;
 
-/* The extension's replay rate before it has measured one: 20 MB/s. */
-#define ADVISOR_ASSUMED_REPLAY_RATE (20.0 * 1024 * 1024)
+/* The extension's replay rate before it has measured one. */
+#define ADVISOR_ASSUMED_REPLAY_RATE \
+	((double) WALSIZER_ASSUMED_REPLAY_RATE_MB_S * BYTES_PER_MB_DOUBLE)
 
 extern void advisor_default_options(AdvisorOptions *options);
 

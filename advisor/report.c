@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "options.h"
+#include "size_units.h"
 
-#define BYTES_PER_MB (1024.0 * 1024.0)
 
 static const char *
 role_name(const AdvisorServerFacts *facts)
@@ -30,7 +30,7 @@ report_window(FILE *out, const char *label, const AdvisorWindow *w)
 	fprintf(out,
 			"%6.0f s  WAL %7.1f MB/s  checkpoints %" PRId64 " timed, %" PRId64
 			" requested, %" PRId64 " forced by WAL  full-page images %3.0f %%  max_wal_size %" PRId64 "MB\n",
-			w->ended_at_s, w->seconds > 0 ? (double) w->wal_bytes / BYTES_PER_MB / w->seconds : 0,
+			w->ended_at_s, w->seconds > 0 ? (double) w->wal_bytes / BYTES_PER_MB_DOUBLE / w->seconds : 0,
 			w->timed, w->requested, w->wal_forced, w->fpi_share * 100.0,
 			w->max_wal_size_mb);
 }
@@ -133,8 +133,8 @@ report_text(FILE *out, const ReportRow *row)
 	if (!row->facts->redo_known)
 		fprintf(out, "  note: pg_control_checkpoint() is not allowed for this role; checkpoint cycles were inferred from the counters\n");
 	fprintf(out, "  WAL: %.0f MB, %.1f MB/s; full-page images %.0f %%\n",
-			(double) a->wal_bytes / BYTES_PER_MB,
-			a->seconds > 0 ? (double) a->wal_bytes / BYTES_PER_MB / a->seconds : 0,
+			(double) a->wal_bytes / BYTES_PER_MB_DOUBLE,
+			a->seconds > 0 ? (double) a->wal_bytes / BYTES_PER_MB_DOUBLE / a->seconds : 0,
 			a->fpi_share * 100.0);
 	fprintf(out, "  checkpoints: %" PRId64 " timed, %" PRId64 " requested, %" PRId64 " forced by WAL\n",
 			a->timed, a->requested, a->wal_forced);
@@ -168,7 +168,7 @@ report_text(FILE *out, const ReportRow *row)
 	fprintf(out, "  crash recovery at %" PRId64 "MB: about %.1f s at worst, at %s %.0f MB/s replay rate\n",
 			a->recommended_mb, a->estimated_recovery_s,
 			a->replay_rate_assumed ? "an assumed" : "the given",
-			a->replay_rate_bytes_s / BYTES_PER_MB);
+			a->replay_rate_bytes_s / BYTES_PER_MB_DOUBLE);
 	if (a->what_if_asked)
 		report_what_if_text(out, row);
 }
@@ -190,7 +190,7 @@ report_table(FILE *out, const ReportRow *rows, int count)
 		}
 		fprintf(out, "%-32s %-8s %6.0f %9.1f %9.0f %6" PRId64 "MB %10" PRId64 "MB  %s%s\n",
 				rows[i].label, role_name(rows[i].facts), a->seconds,
-				a->seconds > 0 ? (double) a->wal_bytes / BYTES_PER_MB / a->seconds : 0,
+				a->seconds > 0 ? (double) a->wal_bytes / BYTES_PER_MB_DOUBLE / a->seconds : 0,
 				a->forced_per_hour_now, a->current_mb, a->recommended_mb,
 				advisor_verdict_name(a->verdict),
 				rows[i].partial ? " (partial)" : "");

@@ -139,13 +139,9 @@ walsizer_held_wal_binds(const WalsizerHeldWal *held, int64_t segment_bytes,
 						int64_t cap_without_held_mb, int64_t size_mb,
 						int64_t needed_mb)
 {
-	int64_t		segment_mb = segment_bytes / BYTES_PER_MB;
-
-	if (segment_mb < 1)
-		segment_mb = 1;
 	return held->holder != WALSIZER_HELD_BY_NONE &&
 		segment_bytes > 0 && held->bytes >= (uint64_t) segment_bytes &&
 		cap_is_disk &&
-		cap_without_held_mb >= cap_mb + segment_mb &&
+		cap_without_held_mb >= cap_mb + walsizer_segment_mb(segment_bytes) &&
 		(size_mb >= cap_mb || needed_mb > cap_mb);
 }

@@ -49,7 +49,6 @@
  * and understates the rest of the WAL, which only makes a growth sized
  * from the rest smaller and safer to take in steps.
  */
-#define FPI_BYTES_ESTIMATE 8192
 /*
  * A cycle is a whole timed one when it was not forced and lasted at least
  * this share of checkpoint_timeout (one a CHECKPOINT command cut short
@@ -171,7 +170,7 @@ redo_move_was_far(uint64_t old_redo, uint64_t new_redo, int64_t max_wal_size_mb,
 
 /*
  * Full-page image bytes written between two samples: the server's count
- * where it keeps one, else the image count times FPI_BYTES_ESTIMATE; 0
+ * where it keeps one, else the image count times FULL_PAGE_IMAGE_BYTES; 0
  * across a reset of the WAL statistics.
  */
 static uint64_t
@@ -183,7 +182,7 @@ fpi_bytes_between(const WalsizerSample *before, const WalsizerSample *after)
 		return after->wal_fpi_bytes > before->wal_fpi_bytes ?
 			after->wal_fpi_bytes - before->wal_fpi_bytes : 0;
 	if (after->wal_fpi > before->wal_fpi)
-		return (uint64_t) (after->wal_fpi - before->wal_fpi) * FPI_BYTES_ESTIMATE;
+		return (uint64_t) (after->wal_fpi - before->wal_fpi) * FULL_PAGE_IMAGE_BYTES;
 	return 0;
 }
 

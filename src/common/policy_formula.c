@@ -12,6 +12,7 @@
  *-------------------------------------------------------------------------
  */
 #include "policy_internal.h"
+#include "settings_limits.h"
 #include "size_units.h"
 
 #include <math.h>
@@ -21,7 +22,7 @@
  * is NaN, infinite or negative, which only a caller's bug produces (as the
  * other fallbacks in policy_internal.h).
  */
-#define FALLBACK_HEADROOM 0.25
+#define FALLBACK_HEADROOM WALSIZER_HEADROOM_DEFAULT
 
 /*
  * Most segments policy_fit_whole_segments() adds to a size.  A few are ever
@@ -57,12 +58,10 @@ int64_t
 walsizer_checkpoint_segments(int64_t max_wal_size_mb, int64_t segment_bytes,
 							 double completion_target)
 {
-	int64_t		seg_mb = segment_bytes / BYTES_PER_MB;
+	int64_t		seg_mb = walsizer_segment_mb(segment_bytes);
 	double		segments;
 	int64_t		checkpoint_segments;
 
-	if (seg_mb < 1)
-		seg_mb = 1;
 	completion_target = policy_sane_fraction(completion_target,
 											 FALLBACK_COMPLETION_TARGET);
 	/* whole segments first, as XLogMBVarToSegs() does */

@@ -14,9 +14,6 @@
 #include "policy_internal.h"
 #include "size_units.h"
 
-/* max_wal_size's own minimum, in segments: no cap or floor goes below it. */
-#define MIN_SIZE_SEGMENTS 2
-
 /* Round down to a whole number of segments (only a cap rounds down). */
 static int64_t
 round_down_to_segment(int64_t mb, int64_t seg_mb)
@@ -98,10 +95,8 @@ int64_t
 walsizer_disk_cap_mb(int64_t held_mb, int64_t measured_mb,
 					 int64_t segment_bytes)
 {
-	int64_t		seg_mb = segment_bytes / BYTES_PER_MB;
+	int64_t		seg_mb = walsizer_segment_mb(segment_bytes);
 
-	if (seg_mb < 1)
-		seg_mb = 1;
 	held_mb = policy_clamp_size(held_mb);
 	measured_mb = policy_clamp_size(measured_mb);
 	if (held_mb == 0 || measured_mb == 0)

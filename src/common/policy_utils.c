@@ -20,10 +20,7 @@
 int64_t
 policy_segment_mb(const WalsizerSettings *s)
 {
-	int64_t		mb = s->segment_bytes / BYTES_PER_MB;
-
-	/* wal_segment_size is a power of two between 1 MB and 1 GB */
-	return mb < 1 ? 1 : mb;
+	return walsizer_segment_mb(s->segment_bytes);
 }
 
 int64_t

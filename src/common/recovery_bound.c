@@ -20,9 +20,6 @@
 #include <math.h>
 #include <stddef.h>
 
-/* the share of the slowest measured replay rate planned with */
-#define REPLAY_RATE_PLANNING_SHARE 0.8
-
 /*
  * The largest max_wal_size whose crash recovery fits max_recovery_s at
  * replay_bytes_per_s, in MB, rounded down but at least 1; 0 (no bound)

@@ -16,6 +16,18 @@
 
 #include <stdint.h>
 
+/*
+ * The replay rate assumed until a crash recovery has been measured, in
+ * MB of WAL per second of unavailability: conservative, measured on this
+ * project's benchmark loads with a cold page cache (docs/sizing.md,
+ * "Crash recovery time"; bench/experiments/replay-rate).  The worker and
+ * the advisor both plan with it.
+ */
+#define WALSIZER_ASSUMED_REPLAY_RATE_MB_S 20
+
+/* The share of the slowest measured replay rate planned with. */
+#define REPLAY_RATE_PLANNING_SHARE 0.8
+
 extern int64_t walsizer_recovery_cap_mb(double max_recovery_s,
 										double replay_bytes_per_s);
 extern double walsizer_worst_pending_bytes(int64_t size_mb,

@@ -68,9 +68,6 @@
 static const int64_t ladder_num[] = {1, 1, 2, 4};
 static const int64_t ladder_den[] = {4, 2, 1, 1};
 
-/* max_wal_size's own minimum, in segments (as policy_limits.c) */
-#define MIN_SIZE_SEGMENTS 2
-
 /*
  * The WAL of one cycle of timeout_s at the load measured in cycles of
  * cycle_s, in bytes, unclamped: records at record_bytes_s throughout, plus
@@ -442,15 +439,13 @@ fill_row(const WalsizerWhatIfInput *in, double timeout_s, double ct,
 void
 walsizer_what_if(const WalsizerWhatIfInput *in, WalsizerWhatIf *out)
 {
-	int64_t		seg_mb = in->segment_bytes / BYTES_PER_MB;
+	int64_t		seg_mb = walsizer_segment_mb(in->segment_bytes);
 	double		timeout_s = in->checkpoint_timeout_s;
 	double		ct = policy_sane_fraction(in->completion_target,
 										  FALLBACK_COMPLETION_TARGET);
 	size_t		used;
 
 	memset(out, 0, sizeof(*out));
-	if (seg_mb < 1)
-		seg_mb = 1;
 	/* PostgreSQL's least is 30 s; below a second, a cycle means nothing */
 	if (!isfinite(timeout_s) || timeout_s < MIN_CYCLE_S)
 	{

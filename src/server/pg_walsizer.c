@@ -26,6 +26,7 @@
 #include "utils/guc.h"
 
 #include "auto_conf_guard.h"
+#include "recovery_bound.h"
 #include "shared_state.h"
 #include "walsizer.h"
 
@@ -145,7 +146,7 @@ define_settings(void)
 
 	DefineCustomIntVariable("walsizer.replay_rate",
 							"WAL replayed per second of a crash recovery, in MB, for walsizer.max_recovery_time.",
-							"0 uses 0.8 times the slowest of the last crash recoveries pg_walsizer measured, and a conservative assumed rate before any.",
+							"0 uses " CppAsString2(REPLAY_RATE_PLANNING_SHARE) " times the slowest of the last crash recoveries pg_walsizer measured, and a conservative assumed rate before any.",
 							&walsizer_replay_rate_mb_s, WALSIZER_REPLAY_RATE_MB_S_DEFAULT,
 							WALSIZER_REPLAY_RATE_MB_S_MIN,
 							WALSIZER_REPLAY_RATE_MB_S_MAX,

@@ -112,8 +112,8 @@ walsizer_recovery_at_start(void)
 					(errmsg("crash recovery replayed %.0f MB in %.1f s: %.1f MB/s",
 							(double) replayed / BYTES_PER_MB, seconds,
 							rate / BYTES_PER_MB),
-					 errdetail("From the server's start to the end of recovery; pg_walsizer plans with 0.8 times the slowest of its last %d measurements.",
-							   WALSIZER_REPLAY_RATES)));
+					 errdetail("From the server's start to the end of recovery; pg_walsizer plans with %.1f times the slowest of its last %d measurements.",
+							   REPLAY_RATE_PLANNING_SHARE, WALSIZER_REPLAY_RATES)));
 		}
 		else
 			ereport(LOG,

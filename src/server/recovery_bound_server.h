@@ -10,14 +10,6 @@
 #ifndef WALSIZER_RECOVERY_BOUND_SERVER_H
 #define WALSIZER_RECOVERY_BOUND_SERVER_H
 
-/*
- * The replay rate assumed until a crash recovery has been measured, in
- * MB of WAL per second of unavailability: conservative, measured on this
- * project's benchmark loads with a cold page cache (docs/sizing.md,
- * "Crash recovery time"; bench/experiments/replay-rate).
- */
-#define WALSIZER_ASSUMED_REPLAY_RATE_MB_S 20
-
 /* Where the replay rate in use comes from. */
 typedef enum WalsizerReplayRateSource
 {
