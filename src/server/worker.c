@@ -535,6 +535,16 @@ walsizer_worker_main(Datum main_arg)
 	 * wake-up, and wsw_stop_on_request() saves them and exits.
 	 */
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+
+	/*
+	 * A query cancel has no query to cancel here.  A routine "cancel every
+	 * long-running backend" hits the worker too, and the backends' handler
+	 * would raise an ERROR at its next interrupt check (the LOG line of a
+	 * change is one), which a background worker turns into an exit without
+	 * saving its state: a change already in postgresql.auto.conf would be
+	 * missing from the history and the counters.
+	 */
+	pqsignal(SIGINT, SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 
 	/* no database: only the shared catalogs ALTER SYSTEM's checks read */
