@@ -530,6 +530,33 @@ sub wait_until_held
 	return;
 }
 
+# Waits until the worker has ended $windows more windows, counted one by
+# one (each a whole walsizer.interval: check_now() would end them early,
+# and such a window is not a quiet one): what it would wrongly do at a look
+# or a window end has then had that many chances, however slow the
+# machine, so a check that it did nothing cannot pass only because the
+# worker had not got there yet.
+sub windows_end
+{
+	my ($node, $windows, $what) = @_;
+	my $sql = "SELECT coalesce(last_check_at, '-infinity') FROM walsizer.status";
+	my $last = $node->safe_psql('postgres', $sql);
+	my ($ended, $deadline) = (0, time() + 60 + 10 * $windows);
+	while ($ended < $windows && time() < $deadline)
+	{
+		my $now = $node->safe_psql('postgres', $sql);
+		if ($now ne $last)
+		{
+			($ended, $last) = ($ended + 1, $now);
+			next;
+		}
+		select(undef, undef, undef, 0.1);
+	}
+	ok($ended >= $windows, $what // "$windows more windows ended");
+	return behind(1);
+}
+push @EXPORT, qw(windows_end);
+
 # The tmpfs the test runner mounted for tests that fill a filesystem
 # (WALSIZER_TEST_TMPFS). Without one the test skips, but a
 # WALSIZER_TEST_TMPFS that names an unusable one is a mistake, and

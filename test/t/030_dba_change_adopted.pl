@@ -25,10 +25,13 @@ my ($adopt) = decision_rows($node, "action = 'adopt'");
 is($adopt->{old_mb}, 32, 'adopted from the previous 32 MB');
 like($adopt->{reason}, qr/changed to 256 MB with ALTER SYSTEM; it is the new baseline/,
 	'the reason says how the DBA changed it');
-is(status_value($node, 'floor_mb'), 256, 'the DBA value is the new floor');
+# the worker records the decision before it publishes the plan it makes
+# after it: wait for the floor, not only for the record
+wait_for($node, 'SELECT floor_mb = 256 FROM walsizer.status', 'the DBA value is the new floor');
 
-# several idle windows later nothing was undone
-$node->safe_psql('postgres', 'SELECT pg_sleep(5)');
+# several idle windows later nothing was undone: shrink_after (1) and
+# the cooldown (1) are over after three
+windows_end($node, 5, 'idle after the adoption: five windows ended');
 is($node->safe_psql('postgres', 'SHOW max_wal_size'), '256MB',
 	'walsizer did not change it back');
 is(scalar decision_rows($node, "action <> 'adopt'"), 0,
@@ -36,8 +39,10 @@ is(scalar decision_rows($node, "action <> 'adopt'"), 0,
 
 # the baseline survives a restart
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
-	'worker back after restart');
+# a window ended: the worker has loaded its state and decided at start
+# (a second adoption would be recorded by then)
+wait_for($node, 'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status',
+	'worker back after restart, and a window ended');
 is(status_value($node, 'floor_mb'), 256, 'floor kept across a restart');
 is(scalar decision_rows($node, "action = 'adopt'"), 1,
 	'no second adoption at start: the value is known');
@@ -49,7 +54,7 @@ $node->start;
 wait_for($node,
 	"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 512)",
 	'a change made while stopped is adopted at start');
-is(status_value($node, 'floor_mb'), 512, 'and becomes the floor');
+wait_for($node, 'SELECT floor_mb = 512 FROM walsizer.status', 'and becomes the floor');
 
 $node->stop;
 done_testing();

@@ -13,6 +13,15 @@ my $node = walsizer_node('state',
 	conf => { 'walsizer.interval' => "'1s'", restart_after_crash => 'on' });
 my $state_file = $node->data_dir . '/pg_walsizer.state';
 
+# The worker publishes its pid before it loads the state file: only once
+# it has ended a window has it loaded the state and decided at start.
+sub wait_for_worker
+{
+	my ($what, $also) = @_;
+	wait_for($node, 'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL'
+		  . ($also ? " AND $also" : '') . ' FROM walsizer.status', $what);
+}
+
 # two decisions to remember: adopting the DBA's changes is the quickest
 for my $size (256, 384)
 {
@@ -29,8 +38,7 @@ ok(!-e "$state_file.tmp", 'no temporary file left behind');
 
 # clean restart
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
-	'worker back after restart');
+wait_for_worker('worker back after restart, with its state');
 is($node->safe_psql('postgres',
 		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions'),
 	$history, 'decisions identical after a clean restart');
@@ -41,14 +49,11 @@ my $log_offset = -s $node->logfile;
 kill 'KILL', $pid;
 ok($node->wait_for_log(qr/all server processes terminated; reinitializing/,
 		$log_offset), 'SIGKILL of the worker reinitializes the server');
-wait_for($node,
-	"SELECT worker_pid IS NOT NULL AND worker_pid <> $pid FROM walsizer.status",
-	'a new worker runs after the crash');
+# shared memory is new: last_check_at too
+wait_for_worker('a new worker runs after the crash, with its state', "worker_pid <> $pid");
 is($node->safe_psql('postgres',
 		'SELECT action, old_mb, new_mb, reason FROM walsizer.decisions'),
 	$history, 'decisions identical after the crash');
-wait_for($node, 'SELECT last_check_at IS NOT NULL FROM walsizer.status',
-	'the new worker resumed its windows');
 
 # damaged files: each is ignored with a LOG line, the server runs on
 my $valid = slurp_file($state_file);
@@ -70,8 +75,8 @@ for my $kind (sort keys %damage)
 	$node->start;
 	ok($node->wait_for_log(qr/pg_walsizer is ignoring state file "pg_walsizer.state": /,
 			$log_offset), "$kind: ignored with a LOG line");
-	wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
-		"$kind: worker runs");
+	# a window ended: whatever it does at start is done
+	wait_for_worker("$kind: worker runs");
 	is($node->safe_psql('postgres', 'SHOW max_wal_size'), '384MB',
 		"$kind: max_wal_size untouched");
 	is($node->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions'),
@@ -85,8 +90,7 @@ $log_offset = -s $node->logfile;
 $node->start;
 ok($node->wait_for_log(qr/pg_walsizer found no state file/, $log_offset),
 	'missing file: fresh start logged');
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
-	'missing file: worker runs');
+wait_for_worker('missing file: worker runs');
 
 $node->stop;
 done_testing();

@@ -16,6 +16,8 @@ my $node = walsizer_node('alter_error',
 	conf => { 'walsizer.enable' => 'off', 'walsizer.interval' => "'2s'" });
 $node->command_ok([ 'pgbench', '-i', '-q', '-s', '10', '-h', $node->host,
 	'-p', $node->port, 'postgres' ], 'pgbench tables created');
+# the server may answer before its worker has started
+wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status', 'the worker runs');
 my $pid = status_value($node, 'worker_pid');
 
 # postgresql.auto.conf cannot be replaced while the directory is read-only

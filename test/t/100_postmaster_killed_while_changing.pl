@@ -5,7 +5,7 @@
 # server starts; the max_wal_size it starts with is the old value or one
 # walsizer wrote (never anything else), and walsizer recognises it as its
 # own rather than adopting it as the DBA's; pg_walsizer.state loads; and
-# at most the decisions of the last window before the kill are missing.
+# at most the decision being saved at the kill is missing.
 use strict;
 use warnings;
 use FindBin;
@@ -19,7 +19,6 @@ my $iterations = 6;
 my $window_s = 1;
 my $high_mb = 1024;
 my $low_mb = 64;
-my $append_slack_s = 0.2;
 
 # the killed postmaster must be reaped before it can start again
 ok(reap_orphans_here(), 'this test reaps the processes it kills');
@@ -73,19 +72,24 @@ for my $i (1 .. $iterations)
 	wait_for($node,
 		'SELECT worker_pid IS NOT NULL AND last_check_at IS NOT NULL FROM walsizer.status',
 		"iteration $i: worker running and measuring");
-	my $before_mb = setting_mb($node, 'max_wal_size');
+	my $began = $node->safe_psql('postgres', 'SELECT now()');
 
-	my $load = start_pgbench($node, '-c', '3', '-j', '3', '-T', '60');
+	my $load = start_pgbench($node, '-c', '3', '-j', '3', '-T', '180');
 	set_cap($high_mb);
-	sleep(2.5);
 	# in turn: a grow in flight (the load makes walsizer grow at any sample)
 	# or a shrink in flight (walsizer shrinks as soon as the reload reaches
-	# it, a few milliseconds after the cap is lowered)
+	# it, a few milliseconds after the cap is lowered).  Waited for, not
+	# slept: the size must be one the lowered cap shrinks, and in a grow's
+	# turn the load must have made walsizer grow already (and goes on), which
+	# a loaded machine's load does later.
+	my $growing = $i % 2 ? 'true'
+	  : "EXISTS (SELECT FROM walsizer.decisions WHERE "
+	  . growth_sql() . " AND at > '$began')";
+	ok(poll_until($node,
+			"SELECT max_wal_size_mb > $low_mb AND $growing FROM walsizer.status", 120),
+		"iteration $i: the load made the size grow above $low_mb MB");
 	sleep(rand(1.5)) if $i % 2 == 0;
 	my $show_mb = setting_mb($node, 'max_wal_size');
-	# taken before the read: a decision timed while psql was still running
-	# may be listed after it, so only older ones must all have been seen
-	my $read_started_at = time;
 	my @seen = decisions();
 	my $seen_at = time;
 	if ($i % 2 == 1)
@@ -157,18 +161,27 @@ for my $i (1 .. $iterations)
 	my $oldest = @restored ? $restored[0][0] : 0;
 	my @missing = grep { !$restored{ join('|', @$_) } && $_->[0] >= $oldest } @seen;
 	$total_missing += @missing;
-	my @too_old = grep { $_->[0] < $killed_at - $window_s - 1 } @missing;
-	is(scalar @too_old, 0,
-		"iteration $i: " . scalar(@missing) . " decisions lost, none older than the last window");
-	# a decision is timed just before it is appended to the history, so one
-	# timed a moment before the read can still be missing from it: allow
-	# $append_slack_s for a worker descheduled between the two
+	# Each decision is saved as it is appended (record.c): only the newest,
+	# the one being saved when the server died, can be lost; none before a
+	# decision that was kept.  (Not "none older than the last window": a
+	# save that a loaded disk makes slow keeps a decision at risk longer.)
+	my $newest_restored = 0;
+	$newest_restored < $_->[0] and $newest_restored = $_->[0] for @restored;
+	my @before_kept = grep { $_->[0] < $newest_restored } @missing;
+	is(scalar @before_kept, 0,
+		"iteration $i: " . scalar(@missing) . " decisions lost, none before one that was kept");
+	cmp_ok(scalar @missing, '<=', 1, "iteration $i: at most the newest decision lost");
+	# A decision is timed just before it is appended to the history, by the
+	# one worker in turn: one timed a moment before the read can still be
+	# appended after it (a worker descheduled between the two, for however
+	# long), but none is appended before one the read saw.
 	my %seen = map { join('|', @$_) => 1 } @seen;
 	my @unseen = grep { !$seen{ join('|', @$_) } } @restored;
-	my $read_cutoff = $read_started_at - $append_slack_s;
-	my @invented = grep { $_->[0] < $read_cutoff } @unseen;
-	my $late = grep { $_->[0] >= $read_cutoff && $_->[0] < $seen_at } @unseen;
-	note("iteration $i: $late decisions timed while the history was read were listed after it");
+	my $newest_seen = 0;
+	$newest_seen < $_->[0] and $newest_seen = $_->[0] for @seen;
+	my @invented = grep { $_->[0] < $newest_seen } @unseen;
+	my $late = grep { $_->[0] < $seen_at } @unseen;
+	note("iteration $i: $late decisions timed before the history was read were listed after it");
 	is(scalar @invented, 0, "iteration $i: no restored decision is unknown")
 	  or diag(join("\n", 'unknown: ', map { join('|', @$_) } @invented));
 	# the ring keeps 64: decisions made since the restart push old ones out

@@ -68,6 +68,10 @@ system('fallocate', '-l', $ballast_bytes, $ballast) == 0
   or die "fallocate $ballast_bytes failed";
 $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->restart;
+# the worker measures the disk at its first sample, which may come after
+# the server answers
+wait_for($node, "SELECT cap_source = 'disk' FROM walsizer.status",
+	'the worker measured the disk');
 my $cap = status_value($node, 'cap_mb');
 is($cap, 144, 'the disk sets a cap of 144 MB');
 is(status_value($node, 'cap_source'), 'disk', 'the cap is the disk\'s');
@@ -77,7 +81,9 @@ my $script = PostgreSQL::Test::Utils::tempdir() . '/message.sql';
 open(my $fh, '>', $script) or die "$script: $!";
 print $fh "SELECT pg_logical_emit_message(false, 'walsizer', repeat('x', 262144));\n";
 close $fh;
-my $load = start_pgbench($node, '-c', '2', '-j', '2', '-R', '20', '-T', '150',
+# (killed at the end: it must outlast the moves however long the worker
+# takes to reach the cap)
+my $load = start_pgbench($node, '-c', '2', '-j', '2', '-R', '20', '-T', '600',
 	'-f', $script);
 wait_for($node, "SELECT max_wal_size_mb = $cap FROM walsizer.status",
 	'the load takes max_wal_size to the cap');

@@ -46,8 +46,9 @@ sub adopt_count { return scalar decision_rows($node, "action = 'adopt'") }
 
 $node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $node->host,
 	'-p', $node->port, 'postgres' ], 'pgbench tables created');
-run_pgbench($node, 8, 2);
-wait_for($node, "EXISTS (SELECT FROM walsizer.decisions WHERE " . growth_sql() . ")",
+# until it has grown, not for a fixed time: a slow machine writes less WAL
+ok(pgbench_until($node, "EXISTS (SELECT FROM walsizer.decisions WHERE " . growth_sql() . ")",
+		90, '-c', 2, '-j', 2),
 	'walsizer grew max_wal_size');
 wait_for($node, 'SELECT pending_mb IS NULL FROM walsizer.status',
 	'the growth runs');
@@ -65,7 +66,7 @@ append_postgresql_conf("max_wal_size = '${grown_mb}MB'");
 $node->reload;
 wait_for($node, 'SELECT shadowed_max_wal_size_mb IS NULL FROM walsizer.status',
 	'the worker read the edit: postgresql.conf now agrees with what runs');
-$node->safe_psql('postgres', 'SELECT pg_sleep(3)');
+windows_end($node, 2, 'two windows ended since: time for a second adoption to show');
 wait_for($node, 'SELECT floor_mb = ' . $grown_mb . ' FROM walsizer.status',
 	'an edit to the running value makes it the floor');
 is(adopt_count(), 1, 'recorded as one adoption');
@@ -103,7 +104,9 @@ is(status_value($node, 'floor_mb'), 2048, 'the DBA\'s value is the floor');
 # --- more load and quiet windows: never below it, adopted once -------------
 
 run_pgbench($node, 8, 2);
-$node->safe_psql('postgres', 'SELECT pg_sleep(4)');
+# the cooldown (1) and shrink_after (1) quiet windows that would shrink a
+# size of walsizer's own, and two more
+windows_end($node, 4, 'four windows ended after the load');
 note_decisions($node, 'after the load');
 cmp_ok(setting_mb($node, 'max_wal_size'), '>=', 2048,
 	'never lowered below the DBA\'s value');
@@ -123,9 +126,15 @@ is(status_value($node, 'max_wal_size_source'), "adopted from postgresql.conf:$li
 append_postgresql_conf("walsizer.max = '1GB'");
 $node->reload;
 wait_for($node, 'SELECT cap_mb = 1024 FROM walsizer.status', 'walsizer.max lowered');
-$node->safe_psql('postgres', 'SELECT pg_sleep(2)');
+# the worker decides on the new cap at the sample that published it (a
+# decision is recorded before the reload that would apply it), and at
+# the window ends after it
+windows_end($node, 2);
 is(setting_mb($node, 'max_wal_size'), 2048,
 	'a lowered walsizer.max leaves the adopted value alone: it is the DBA\'s');
+is(scalar decision_rows($node,
+		"new_mb < 2048 AND at > (SELECT max(at) FROM walsizer.decisions WHERE action = 'adopt')"),
+	0, 'and no decision went below it');
 
 # --- through an included file, lowering it ---------------------------------
 
@@ -136,12 +145,14 @@ $node->append_conf('walsizer_test.conf',
 	"# written by the configuration manager\nMAX_WAL_SIZE = '96MB'\n");
 append_postgresql_conf("include 'walsizer_test.conf'");
 $node->reload;
+# (old_mb <> 96: the growth above may have been to 96 MB, and its
+# adoption as the running value 96 -> 96 is not this one)
 wait_for($node,
-	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 96)",
+	"EXISTS (SELECT FROM walsizer.decisions WHERE action = 'adopt' AND new_mb = 96 AND old_mb <> 96)",
 	'the included file\'s value is adopted');
 wait_for($node, "current_setting('max_wal_size') = '96MB'",
 	'the server runs the included file\'s 96MB');
-my ($included) = decision_rows($node, "action = 'adopt' AND new_mb = 96");
+my ($included) = decision_rows($node, "action = 'adopt' AND new_mb = 96 AND old_mb <> 96");
 is($included->{old_mb}, $current_mb, "adopted over $current_mb MB");
 like($included->{reason},
 	qr/^max_wal_size = 96 MB set in walsizer_test\.conf line 2, shadowed by postgresql\.auto\.conf; adopted as the new baseline$/,
@@ -150,7 +161,7 @@ wait_for($node,
 	"SELECT max_wal_size_source = 'adopted from walsizer_test.conf:2' AND floor_mb = 96 "
 	  . 'FROM walsizer.status',
 	'status() names the included file; its value is the floor');
-$node->safe_psql('postgres', 'SELECT pg_sleep(2)');
+windows_end($node, 2, 'two windows ended since: time for a second adoption to show');
 is(adopt_count(), 3, 'adopted once');
 is(setting_mb($node, 'max_wal_size'), 96, 'and kept');
 
@@ -164,8 +175,15 @@ wait_for($node, 'SELECT dry_run FROM walsizer.status', 'dry run on');
 open(my $fh, '>', $node->data_dir . '/walsizer_test.conf') or die $!;
 print $fh "# written by the configuration manager\nmax_wal_size = '160MB'\nmax_wal_size = '1MB'\n";
 close $fh;
+# A marker in the same reload: once status() shows it, the worker has
+# reloaded and looked at the files (the look comes before it publishes),
+# so "nothing advised" below is about this edit, however late the
+# worker's reload.
+append_postgresql_conf("walsizer.sample_interval = '201ms'");
 $node->reload;
-$node->safe_psql('postgres', 'SELECT pg_sleep(3)');
+wait_for($node, 'SELECT sample_interval_ms = 201 FROM walsizer.status',
+	'the worker reloaded the edit');
+windows_end($node, 2);
 is(scalar decision_rows($node, "action = 'advise' AND new_mb = 160"), 0,
 	'a line the server would reject hides no earlier line: nothing advised');
 is(status_value($node, 'shadowed_max_wal_size_mb'), '',
@@ -184,7 +202,7 @@ like($advice->{reason},
 	'the advice says what it would adopt, and from where');
 wait_for($node, 'SELECT shadowed_max_wal_size_mb = 160 FROM walsizer.status',
 	'status() shows the shadowed 160 MB');
-$node->safe_psql('postgres', 'SELECT pg_sleep(3)');
+windows_end($node, 2, 'two windows ended since: time for a second advice to show');
 is(setting_mb($node, 'max_wal_size'), 96, 'a dry run changes nothing');
 is(adopt_count(), 3, 'and adopts nothing');
 is(scalar decision_rows($node, "action = 'advise' AND new_mb = 160"), 1,
@@ -198,9 +216,11 @@ print $fh "# written by the configuration manager\nmax_wal_size = '256MB'\n";
 close $fh;
 $log_before = -s $node->logfile;
 $node->start;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
-	'worker back after the restart');
-$node->safe_psql('postgres', 'SELECT pg_sleep(3)');
+# status() names the source once the worker has looked at the files, the
+# look at which it warns (its pid alone is set before that)
+wait_for($node, 'SELECT worker_pid IS NOT NULL AND max_wal_size_source IS NOT NULL FROM walsizer.status',
+	'worker back after the restart, and it looked at the files');
+windows_end($node, 2, 'two windows ended since: time for a second warning to show');
 is(log_count($node,
 		qr/WARNING: +max_wal_size = 256 MB set in "walsizer_test\.conf" line 2 is shadowed by postgresql\.auto\.conf/,
 		$log_before), 1, 'an edit made while the server was down is reported once');

@@ -78,8 +78,13 @@ my @status_metrics = sort keys %from_status;
 my @actions = decision_actions();
 
 # A pgbench load forces checkpoints at 32 MB: walsizer grows the size
-# within seconds (010_grow_on_forced_checkpoints.pl).
-my $node = walsizer_node('prom', conf => { 'walsizer.interval' => "'2s'" });
+# within seconds (010_grow_on_forced_checkpoints.pl).  A cooldown of 1000
+# windows (over half an hour) keeps that size until the failing change
+# below, which must lower it: no settling nor shrink comes first, however
+# long the test takes.  A growth on forced checkpoints does not wait for
+# the cooldown, nor does the lowering to a lowered walsizer.max.
+my $node = walsizer_node('prom',
+	conf => { 'walsizer.interval' => "'2s'", 'walsizer.cooldown' => 1000 });
 my $host = $node->host;
 my $port = $node->port;
 $node->command_ok([ 'pgbench', '-i', '-q', '-s', '5', '-h', $host, '-p', $port, 'postgres' ],
@@ -243,10 +248,12 @@ sub scrape_between_reads
 # --- under load: every metric, its help, its type, its value -------------
 
 my $exporter_run = start_exporter('postgres', 'walsizer_exporter');
-my $load = start_pgbench($node, '-c', '4', '-j', '4', '-T', '12');
+# the load runs until the scrape under it is done, and is stopped then: a
+# fixed -T could end before a slow machine's scrape
+my $load = start_pgbench($node, '-c', '4', '-j', '4', '-T', '600');
 ok(poll_until($node,
 		"(SELECT sum(total) FROM walsizer.decision_counts WHERE action IN ('grow', 'capped')) > 0",
-		40),
+		90),
 	'walsizer grew max_wal_size under the load');
 wait_for($node, 'SELECT wal_rate_bytes_per_s > 0 AND total_wal_bytes > 0 FROM walsizer.status',
 	'walsizer measures the load');
@@ -308,8 +315,8 @@ note("status_info: $info; last_action now: $last_action");
 
 # --- after the load: the counters went on, none went down ------------------
 
-my ($rc) = finish_pgbench($load);
-is($rc, 0, 'pgbench ran to its end');
+stop_pgbench($load);
+unlike($load->{err}, qr/error|abort/i, 'pgbench ran without an error until stopped');
 # a window ends after the load, so its WAL is in the totals
 my $windows_after = status_value($node, 'last_check_at');
 wait_for($node, "SELECT last_check_at > '$windows_after' FROM walsizer.status",
@@ -343,7 +350,10 @@ unlike($log_before_restart, qr/level=error/i, 'the exporter logged no error')
 
 my %decisions_before_restart = %{ $idle->{walsizer_decisions_total}{samples} };
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status', 'the worker runs again');
+# its first sample published: the worker sets its pid before it reads the
+# state file, which holds the counts compared below
+wait_for($node, 'SELECT worker_pid IS NOT NULL AND floor_mb IS NOT NULL FROM walsizer.status',
+	'the worker runs again, its state file read');
 # The exporter finds its connection broken at the first scrape after the
 # restart (pg_exporter_last_scrape_error 1, no walsizer metric) and opens
 # a new one at the next.

@@ -37,7 +37,7 @@ $node->append_conf('postgresql.conf', "walsizer.enable = on\n");
 $node->reload;
 wait_for($node, 'SELECT enabled FROM walsizer.status', 'walsizer enabled again');
 # a few windows for the old edit to be (wrongly) adopted
-$node->safe_psql('postgres', 'SELECT walsizer.check_now(), pg_sleep(1)') for 1 .. 5;
+windows_end($node, 5, 'five windows ended since walsizer was enabled');
 is(setting_mb($node, 'max_wal_size'), 4096, 'the newer ALTER SYSTEM value still runs');
 is(scalar decision_rows($node, "action = 'adopt' AND new_mb = 2048"), 0,
 	'the older postgresql.conf value was never adopted');
@@ -50,6 +50,9 @@ $node->append_conf('postgresql.conf', "max_wal_size = '32MB'\n");
 $node->reload;
 wait_for($node, 'SELECT max_wal_size_mb = 32 FROM walsizer.status', 'back at 32 MB');
 $grown = grow_settled($node, 'before the DBA writes that value in postgresql.conf');
+# the size stays the one the DBA writes in: a last growth is held too
+hold_worker($node, 'shrink', 'grow', 'capped');
+$grown = setting_mb($node, 'max_wal_size');
 $node->append_conf('postgresql.conf', "max_wal_size = '${grown}MB'\n");
 $node->reload;
 wait_for($node,
@@ -57,9 +60,15 @@ wait_for($node,
 	  . "AND reason LIKE '%is the value the server runs; adopted as the new baseline')",
 	'the edit to the running value is adopted as the baseline');
 wait_for($node, "SELECT floor_mb = $grown FROM walsizer.status", "the floor is the DBA's $grown MB");
-# idle windows that would shrink anything above the floor
-$node->safe_psql('postgres', 'SELECT walsizer.check_now(), pg_sleep(1)') for 1 .. 6;
+# Shrinks were held from the start (dba_value_node()): let them go, then
+# the cooldown (1) and shrink_after (2) idle windows that would shrink
+# anything above the floor, and three more
+release_worker($node);
+windows_end($node, 6, 'six idle windows ended with shrinks allowed');
 cmp_ok(setting_mb($node, 'max_wal_size'), '>=', $grown, 'never shrunk below it');
+is(scalar decision_rows($node,
+		"new_mb < $grown AND at > (SELECT max(at) FROM walsizer.decisions WHERE action = 'adopt')"),
+	0, 'no decision since went below it');
 
 $node->stop;
 
@@ -81,6 +90,10 @@ my $fail = walsizer_node('seams_fail',
 		'walsizer.interval' => "'1s'",
 		'walsizer.cooldown' => 1,
 		'walsizer.shrink_after' => 20 });
+# the shrink must first be tried with the directory read-only: held until
+# then, however long the steps before take (a held shrink consumes no
+# quiet window either: it is decided again once released)
+hold_worker($fail, 'shrink');
 $fail->safe_psql('postgres', "ALTER SYSTEM SET max_wal_size = '2GB'");
 $fail->reload;
 wait_for($fail,
@@ -89,6 +102,7 @@ wait_for($fail,
 my $data_dir = $fail->data_dir;
 my $offset = -s $fail->logfile;
 chmod 0500, $data_dir or die "chmod $data_dir: $!";
+release_worker($fail);
 my $attempt = qr/^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+) .*(?:could not change|still cannot change) max_wal_size from (\d+) MB to (\d+) MB/m;
 my @attempts;
 my $deadline = time + 150;

@@ -40,7 +40,10 @@ copy($fixture, $state) or die "copy: $!";
 chmod 0600, $state;
 $node->start;
 $node->safe_psql('postgres', 'CREATE EXTENSION pg_walsizer');
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status', 'the worker runs');
+# its first sample published: the worker sets its pid before it reads the
+# state file, and the floor comes from that file
+wait_for($node, 'SELECT worker_pid IS NOT NULL AND floor_mb IS NOT NULL FROM walsizer.status',
+	'the worker runs and has read the state file');
 
 unlike(slurp_file($node->logfile), qr/could not read|invalid|another data directory/,
 	'the 1.4 state file is read as this server\'s own, without a complaint');
@@ -61,7 +64,8 @@ read($fh, $head, 8) == 8 or die "$state: too short";
 close $fh;
 cmp_ok(unpack('V', substr($head, 4, 4)), '>', 4, 'the file is rewritten in the current format');
 $node->start;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status', 'the worker runs again');
+wait_for($node, 'SELECT worker_pid IS NOT NULL AND floor_mb IS NOT NULL FROM walsizer.status',
+	'the worker runs again and has read the state file');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions'), 2,
 	'and the history is still there');
 $node->stop;

@@ -86,14 +86,16 @@ is($restored->safe_psql('postgres',
 
 # the same data directory, restarted: not a copy, the history kept
 $restored->restart;
-wait_for($restored, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
-	'restore, restarted: the worker runs');
+# its first sample published: the worker sets its pid before it reads the
+# state file, the step whose log line and history are checked
+wait_for($restored, 'SELECT worker_pid IS NOT NULL AND floor_mb IS NOT NULL FROM walsizer.status',
+	'restore, restarted: the worker runs and has read its state file');
 is(scalar(() = slurp_file($restored->logfile) =~
 		/was written in another data directory/g), 1,
 	'restore, restarted: its own state file is not taken for a copy');
 $primary->restart;
-wait_for($primary, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
-	'primary, restarted: the worker runs');
+wait_for($primary, 'SELECT worker_pid IS NOT NULL AND floor_mb IS NOT NULL FROM walsizer.status',
+	'primary, restarted: the worker runs and has read its state file');
 cmp_ok($primary->safe_psql('postgres', 'SELECT count(*) FROM walsizer.decisions'),
 	'>=', $primary_decisions, 'primary, restarted: it keeps its history');
 unlike(slurp_file($primary->logfile), qr/was written in another data directory/,

@@ -39,8 +39,13 @@ my $bulk_mb = $node->safe_psql('postgres',
 note("the bulk load wrote $bulk_mb MB of WAL");
 cmp_ok($bulk_mb, '>', 150, 'the bulk load wrote hundreds of MB');
 
-# a few samples after it: time for any growth its last seconds ask for
-sleep 5;
+# Any growth its last seconds ask for comes at a sample whose recent rate
+# (the last 2 to 5 s) still holds them: wait, however slow the worker,
+# until a sample's recent rate is idle (it is published after that
+# sample's decision) and the last change is running, not for a fixed time.
+ok(poll_until($node,
+		'SELECT wal_rate_bytes_per_s < 1048576 AND pending_mb IS NULL FROM walsizer.status', 120),
+	'the worker sampled past the bulk load, and runs its last change');
 note_decisions($node, 'decisions');
 my $largest = $node->safe_psql('postgres',
 	'SELECT coalesce(max(new_mb), 64) FROM walsizer.decisions');
