@@ -85,7 +85,8 @@ for my $node ($standby, $cascade)
 	my $name = $node->name;
 	is($node->safe_psql('postgres', 'SELECT pg_is_in_recovery()'), 't', "$name in recovery");
 	wait_for($node, "($worker_sql) = 1", "$name runs the worker");
-	is(status_value($node, 'role'), 'standby', "$name: status() says standby");
+	# the worker publishes its role with its first sample, after its pid
+	wait_for($node, "SELECT role = 'standby' FROM walsizer.status", "$name: status() says standby");
 }
 is(status_value($primary, 'role'), 'primary', 'primary: status() says primary');
 

@@ -93,6 +93,15 @@ ok(pgbench_until($node,
 		'SELECT EXISTS (SELECT FROM walsizer.decisions WHERE ' . growth_sql() . ')',
 		60, '-c', 4, '-j', 4),
 	'walsizer grew under the heavy load');
+# From here until the DBA's caps ask for it, the size walsizer grew to
+# stays by construction: its own growths and shrinks (a last growth from
+# the load's last samples, a settling, quiet windows under the light load)
+# are held, so that every change checked below is the one the setting
+# made.  A window end after the hold shows no change is still under way.
+my $held_at = $node->safe_psql('postgres', 'SELECT now()');
+hold_worker($node, 'grow', 'shrink');
+wait_for($node, "SELECT last_check_at > '$held_at' FROM walsizer.status",
+	'a window ended with the size held');
 my @grows = size_decisions('-infinity');
 ok(@grows >= 1, 'the load made walsizer grow: '
 	  . join(', ', map { "$_->{old_mb} -> $_->{new_mb} MB" } @grows));
@@ -148,6 +157,12 @@ my $since = $node->safe_psql('postgres', 'SELECT now()');
 # segment more)
 my ($cap_mb) = grep { $_ < $grown_mb } 256, 128, 96, 80;
 alter_system('walsizer.max' => "${cap_mb}MB");
+# the shrink the cap asks for, decided (and held) once the worker runs the
+# cap, then let go; growths stay held until the floor is clamped below
+wait_for($node, "SELECT cap_mb = $cap_mb FROM walsizer.status", "the worker runs the $cap_mb MB cap");
+hold_worker($node, 'grow', 'shrink');
+wait_until_held($node, 'shrink', "a shrink to the $cap_mb MB cap is due (held until now)", 60);
+hold_worker($node, 'grow');
 wait_for($node, "SELECT max_wal_size_mb = $cap_mb FROM walsizer.status",
 	"walsizer.max $cap_mb MB brings max_wal_size down to it");
 my @shrinks = size_decisions($since);
@@ -162,13 +177,14 @@ $since = $node->safe_psql('postgres', 'SELECT now()');
 alter_system('walsizer.max' => '48MB');
 wait_for($node, "SELECT max_wal_size_mb = $dba_mb FROM walsizer.status",
 	"walsizer.max 48 MB brings it down to the DBA's $dba_mb MB");
-$node->safe_psql('postgres', 'SELECT pg_sleep(' . (2 * $window_s) . ')');
+windows_end($node, 2);
 is(setting_mb($node, 'max_wal_size'), $dba_mb, "and it stays at $dba_mb MB");
 @shrinks = size_decisions($since);
 is(join(', ', map { "$_->{old_mb} -> $_->{new_mb}" } @shrinks), "$cap_mb -> $dba_mb",
 	'one shrink, never below the baseline');
 
 # --- walsizer.min above walsizer.max -------------------------------------
+# (growths still held: none before the floor is clamped)
 alter_system('walsizer.max' => undef);
 wait_for($node, 'SELECT cap_mb = 4096 AND floor_mb = 64 FROM walsizer.status',
 	'back to the default cap, the floor unclamped');
@@ -177,6 +193,7 @@ my $log_offset = -s $node->logfile;
 alter_system('walsizer.min' => '512MB', 'walsizer.max' => '256MB');
 wait_for($node, 'SELECT floor_mb = 256 AND cap_mb = 256 FROM walsizer.status',
 	'walsizer.min 512 MB above walsizer.max 256 MB: the floor is clamped to 256 MB');
+release_worker($node);
 # a write load heavy enough to bring a forced checkpoint near at 64 MB on
 # any machine: bulk inserts until walsizer acts (or a minute passes)
 $node->safe_psql('postgres', 'CREATE TABLE clamp_fill (id int, pad text)');
@@ -203,7 +220,7 @@ $log_offset = -s $node->logfile;
 alter_system('walsizer.max' => '128MB');
 wait_for($node, 'SELECT floor_mb = 128 AND cap_mb = 128 AND max_wal_size_mb <= 128 FROM walsizer.status',
 	'walsizer.max 128 MB: floor and cap 128 MB, and max_wal_size within');
-$node->safe_psql('postgres', 'SELECT pg_sleep(' . (2 * $window_s) . ')');
+windows_end($node, 2);
 is(log_count($node, qr/WARNING:  pg_walsizer floor is above its cap; using 128 MB as the floor/,
 		$log_offset),
 	1, 'one WARNING names the new floor of 128 MB');
@@ -219,12 +236,15 @@ wait_for($node,
 $since = $node->safe_psql('postgres', 'SELECT now()');
 $log_offset = -s $node->logfile;
 alter_system('walsizer.max' => '256MB');
-$node->safe_psql('postgres', 'SELECT pg_sleep(' . (3 * $window_s) . ')');
+# three windows once the worker runs the cap: time to change the size or
+# warn again, were it to
+wait_for($node, 'SELECT cap_mb = 256 FROM walsizer.status', 'the worker runs the 256 MB cap');
+windows_end($node, 3);
 is(setting_mb($node, 'max_wal_size'), 512, 'walsizer left the DBA\'s 512 MB alone');
 is(scalar size_decisions($since), 0, 'no change decided');
 is(log_count($node, qr/WARNING:  max_wal_size 512 MB is above pg_walsizer's cap of 256 MB/,
 		$log_offset),
-	1, 'one WARNING over ' . (3 * $window_s) . ' s says so');
+	1, 'one WARNING over three windows says so');
 is(status_value($node, 'cap_mb'), 256, 'status shows the cap');
 
 $light->{handle}->kill_kill;

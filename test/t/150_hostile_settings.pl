@@ -153,6 +153,9 @@ is(setting('max_wal_size'), 32, 'the server runs with 32 MB');
 # walsizer grow at once, and the load below adds whatever else it needs.
 # No recovery-time bound here: by default it caps at 300 s x the assumed
 # 20 MB/s = 6000 MB, below this disk (210 and the unit tests cover it).
+# Its shrinks are held from here until shrink_after = 0 is in force below,
+# so that every change read after the load is one the load made.
+hold_worker($node, 'shrink');
 $since = $node->safe_psql('postgres', 'SELECT now()');
 alter_system('walsizer.max' => '2147483647MB', 'walsizer.disk_fraction' => '1',
 	'walsizer.max_recovery_time' => '0');
@@ -203,6 +206,8 @@ my $grown_mb = setting('max_wal_size');
 $since = $node->safe_psql('postgres', 'SELECT now()');
 alter_system('walsizer.shrink_after' => '0', 'walsizer.headroom' => '0',
 	checkpoint_completion_target => '0');
+ok(worker_settles(), 'the worker took shrink_after = 0');
+release_worker($node);
 my $timeout_s = setting('checkpoint_timeout');
 my $window_s = setting('walsizer.interval');
 my $horizon_s = 4 * $window_s > 2 * $timeout_s ? 4 * $window_s : 2 * $timeout_s;
@@ -214,19 +219,30 @@ ok(poll_until($node, 'SELECT needed_mb * 2 < max_wal_size_mb FROM walsizer.statu
   or diag('needed_mb ' . status_value($node, 'needed_mb') . ", max_wal_size $grown_mb MB");
 note(sprintf('needed_mb %d, under half of %d MB, after %.0f s idle',
 		status_value($node, 'needed_mb'), $grown_mb, time - $idle_at));
-# a shrink is due from here on: three windows more, for good measure
-$node->safe_psql('postgres', 'SELECT pg_sleep(' . (3 * $window_s) . ')');
+# a shrink is due from here on: three windows more, for good measure (the
+# worker's windows, not the test's sleep)
+my $below_at = $node->safe_psql('postgres', 'SELECT now()');
+wait_for($node,
+	"SELECT last_check_at > '$below_at'::timestamptz + interval '" . (2 * $window_s) . " s' FROM walsizer.status",
+	'three more windows ended');
 is(scalar decision_rows($node, "action = 'shrink' AND at > '$since'"), 0,
 	'shrink_after = 0: no shrink while the need fell, nor in three windows below half');
 is(setting('max_wal_size'), $grown_mb, "max_wal_size stays $grown_mb MB");
 cmp_ok(status_value($node, 'needed_mb') * 2, '<', $grown_mb, 'still less than half');
 alter_system('walsizer.shrink_after' => '1');
-# one quiet window and the cooldown
-my $shrink_bound_s = 2 * (1 + setting('walsizer.cooldown') + 1) * $window_s;
-ok(poll_until($node,
-		"SELECT EXISTS (SELECT FROM walsizer.decisions WHERE action = 'shrink' AND at > '$since')",
-		$shrink_bound_s),
-	"the same state with shrink_after = 1 does shrink, within $shrink_bound_s s");
+ok(worker_settles(), 'the worker took shrink_after = 1');
+# one quiet window and the cooldown, twice over, counted in the worker's
+# windows once it runs the setting (not in seconds a loaded machine's
+# worker may not keep up with)
+my $shrink_windows = 2 * (1 + setting('walsizer.cooldown') + 1);
+my $settled_at = $node->safe_psql('postgres', 'SELECT now()');
+my $shrink = "EXISTS (SELECT FROM walsizer.decisions WHERE action = 'shrink' AND at > '$since')";
+poll_until($node,
+	"SELECT $shrink OR last_check_at > '$settled_at'::timestamptz + interval '"
+	  . (($shrink_windows - 1) * $window_s) . " s' FROM walsizer.status",
+	10 * $shrink_windows * $window_s);
+is($node->safe_psql('postgres', "SELECT $shrink"), 't',
+	"the same state with shrink_after = 1 does shrink, within $shrink_windows windows");
 alter_system('walsizer.shrink_after' => '0', 'walsizer.headroom' => undef,
 	checkpoint_completion_target => undef);
 

@@ -48,12 +48,21 @@ sub alter_system
 	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 }
 
+# A new worker runs, and has published its plan: it shows its pid before
+# it has loaded its state and sampled (a count read then is no count), and
+# after pg_terminate_backend() the old worker's plan is still shown.  With
+# $since (a time before the old worker stopped) and hour-long windows, the
+# plan is the new worker's once its window, started after $since, ends an
+# hour after it; otherwise (fresh shared memory) once there is one.
 sub worker_back
 {
-	my ($old_pid) = @_;
+	my ($old_pid, $since) = @_;
 	wait_for($node,
-		"SELECT worker_pid IS NOT NULL AND worker_pid <> $old_pid FROM walsizer.status",
-		'a new worker runs');
+		"SELECT worker_pid IS NOT NULL AND worker_pid <> $old_pid "
+		  . "AND next_reason ~ ' quiet windows before shrinking' "
+		  . (defined $since ? "AND next_check_at > '$since'::timestamptz + interval '3600 s' " : '')
+		  . 'FROM walsizer.status',
+		'a new worker runs, and shows its plan');
 }
 
 # --- a clean stop keeps the count exactly ---------------------------------
@@ -77,6 +86,7 @@ for my $round (1, 2)
 {
 	$pid = status_value($node, 'worker_pid');
 	my $offset = -s $node->logfile;
+	my $stopped_after = $node->safe_psql('postgres', 'SELECT now()');
 	my $t0 = time();
 	is($node->safe_psql('postgres',
 			"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE backend_type = 'pg_walsizer'"),
@@ -87,6 +97,7 @@ for my $round (1, 2)
 	my $took = time() - $t0;
 	# bgw_restart_time is 5 s; a worker that exited 0 would never come back
 	cmp_ok($took, '>=', 4, "terminated ($round): back after the restart time (${took} s)");
+	worker_back($pid, $stopped_after);
 	is(planned_quiet_windows(), $before_stop,
 		"terminated ($round): the quiet-window count kept ($before_stop)");
 	my $log = slurp_file($node->logfile, $offset);

@@ -148,7 +148,8 @@ for my $crash (1 .. 2)
 				  . 'of the late crash on the same load', $crash, $estimate, $late_down));
 	}
 
-	wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status',
+	# its pid comes before its measure of the recovery and its first sample
+	wait_for($node, 'SELECT worker_pid IS NOT NULL AND floor_mb IS NOT NULL FROM walsizer.status',
 		"crash $crash: the worker runs again");
 	my $log = slurp_file($node->logfile, $log_offset);
 	like($log, qr/LOG:  crash recovery replayed \d+ MB in [\d.]+ s: [\d.]+ MB\/s/,
@@ -193,7 +194,8 @@ for my $crash (1 .. 2)
 my $rate = status_value($node, 'replay_rate_bytes_per_s');
 $log_offset = -s $node->logfile;
 $node->restart;
-wait_for($node, 'SELECT worker_pid IS NOT NULL FROM walsizer.status', 'worker back');
+# its pid comes before its measure of the recovery and its first sample
+wait_for($node, 'SELECT worker_pid IS NOT NULL AND floor_mb IS NOT NULL FROM walsizer.status', 'worker back');
 unlike(slurp_file($node->logfile, $log_offset), qr/crash recovery replayed/,
 	'a clean restart measures no recovery');
 is(status_value($node, 'replay_rate_bytes_per_s'), $rate,

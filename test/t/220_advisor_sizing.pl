@@ -94,6 +94,9 @@ my $compared_until = time();
 # 4. Now large enough: the advisor sees whole timed cycles, no growth.
 $node->safe_psql('postgres', 'ALTER SYSTEM SET walsizer.enable = off');
 $node->reload;
+# the worker itself must have taken it: it changes nothing while the
+# advisor measures
+wait_for($node, 'SELECT NOT enabled FROM walsizer.status', 'walsizer switched off');
 # two checkpoint_timeouts and a little: at least two timed checkpoints,
 # a whole timed cycle between them
 my $duration_s = 2 * $timeout_s + 5;

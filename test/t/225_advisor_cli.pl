@@ -29,6 +29,18 @@ $_->safe_psql('postgres', 'CREATE ROLE monitor LOGIN IN ROLE pg_monitor')
 $a->safe_psql('postgres', 'CREATE ROLE nobody LOGIN');
 my $down = PostgreSQL::Test::Cluster->new('advisor_down');    # never started
 
+# Waits until the advisor has been connected to the node for $seconds
+# (and so sampling it), rather than sleeping for a time its start-up on a
+# loaded machine may not fit in.
+sub advisor_sampling
+{
+	my ($node, $seconds, $what) = @_;
+	ok(poll_until($node,
+			"SELECT EXISTS (SELECT FROM pg_stat_activity WHERE application_name = 'pg_walsizer_advisor' "
+			  . "AND backend_start <= now() - interval '$seconds s')", 60),
+		$what);
+}
+
 sub conninfo
 {
 	my ($node, $user) = @_;
@@ -207,7 +219,7 @@ like($out, qr/^local:@{[ $down->port ]}\/postgres\s+-\s.*not measured$/m, 'and s
 my ($rout, $rerr) = ('', '');
 my $run = IPC::Run::start([ advisor_path(), '--duration=12s', '--sample-interval=200ms',
 		'--json', conninfo($b) ], '>', \$rout, '2>', \$rerr);
-sleep 3;
+advisor_sampling($b, 1, 'the advisor samples the server to be restarted');
 $b->restart;
 $run->finish;
 is($? >> 8, 0, 'a restarted server: exit status 0');
@@ -221,9 +233,11 @@ cmp_ok($restarted->{seconds}, '>=', 10, 'it went on sampling after the restart')
 my ($lout, $lerr) = ('', '');
 $run = IPC::Run::start([ advisor_path(), '--duration=90s', '--sample-interval=200ms',
 		'--json', conninfo($b) ], '>', \$lout, '2>', \$lerr);
-sleep 3;
-$b->stop('immediate');
+advisor_sampling($b, 3, 'the advisor has sampled the server to be stopped for 3 s');
+# from before the stop: the advisor may see the connection lost before the
+# stop returns
 my $started = time;
+$b->stop('immediate');
 $run->finish;
 my $lrc = $? >> 8;
 my $after = time - $started;
