@@ -146,14 +146,6 @@ walsizer_alter_system_write(int64 new_mb, uint64 *alter_count, char *errbuf,
 
 	errbuf[0] = '\0';
 	walsizer_test_hold_before_write();
-	if (walsizer_debug_apply_delay_ms > 0)
-	{
-		ereport(LOG,
-				(errmsg("pg_walsizer pauses %d ms before writing postgresql.auto.conf (walsizer.debug_apply_delay)",
-						walsizer_debug_apply_delay_ms)));
-		pg_usleep((long) walsizer_debug_apply_delay_ms * 1000L);
-	}
-
 	stmt = build_statement(new_mb);
 
 	/* the permission check inside needs catalog access, hence a transaction */

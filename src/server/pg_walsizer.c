@@ -47,7 +47,6 @@ int			walsizer_sample_interval_ms = WALSIZER_SAMPLE_INTERVAL_MS_DEFAULT;
 int			walsizer_shrink_after = WALSIZER_SHRINK_AFTER_DEFAULT;
 int			walsizer_cooldown = WALSIZER_COOLDOWN_DEFAULT;
 double		walsizer_disk_fraction = WALSIZER_DISK_FRACTION_DEFAULT;
-int			walsizer_debug_apply_delay_ms = WALSIZER_DEBUG_APPLY_DELAY_MS_DEFAULT;
 int			walsizer_max_recovery_time_s = WALSIZER_MAX_RECOVERY_TIME_S_DEFAULT;
 int			walsizer_replay_rate_mb_s = WALSIZER_REPLAY_RATE_MB_S_DEFAULT;
 
@@ -151,20 +150,6 @@ define_settings(void)
 							WALSIZER_REPLAY_RATE_MB_S_MIN,
 							WALSIZER_REPLAY_RATE_MB_S_MAX,
 							PGC_SIGHUP, 0, NULL, NULL, NULL);
-
-	/*
-	 * For the tests only, hidden from SHOW ALL and the sample file: widens
-	 * the moment between the worker's check of postgresql.auto.conf and its
-	 * write, so that a test can show a DBA's ALTER SYSTEM waits for it.
-	 */
-	DefineCustomIntVariable("walsizer.debug_apply_delay",
-							"Pause between checking and writing postgresql.auto.conf (tests only).",
-							NULL,
-							&walsizer_debug_apply_delay_ms, WALSIZER_DEBUG_APPLY_DELAY_MS_DEFAULT,
-							WALSIZER_DEBUG_APPLY_DELAY_MS_MIN, WALSIZER_DEBUG_APPLY_DELAY_MS_MAX,
-							PGC_SIGHUP,
-							GUC_UNIT_MS | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
-							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("walsizer");
 }

@@ -23,7 +23,6 @@ extern int	walsizer_sample_interval_ms;
 extern int	walsizer_shrink_after;
 extern int	walsizer_cooldown;
 extern double walsizer_disk_fraction;
-extern int	walsizer_debug_apply_delay_ms;
 extern int	walsizer_max_recovery_time_s;
 extern int	walsizer_replay_rate_mb_s;
 
