@@ -18,6 +18,14 @@
 #error "pg_walsizer requires PostgreSQL 15 or later"
 #endif
 
+/*
+ * "Ignore this signal" for pqsignal(): 19 gave signal handlers a second
+ * argument and PG_SIG_IGN, which plain SIG_IGN no longer matches.
+ */
+#ifndef PG_SIG_IGN
+#define PG_SIG_IGN SIG_IGN
+#endif
+
 /* 16 renamed SetSingleFuncCall(); 15 keeps the old name in early minors. */
 #if PG_VERSION_NUM >= 160000
 #define walsizer_init_materialized_srf(fcinfo) InitMaterializedSRF((fcinfo), 0)

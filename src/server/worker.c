@@ -54,6 +54,7 @@
 #include "utils/wait_event.h"
 
 #include "act.h"
+#include "compat.h"
 #include "alter_system.h"
 #include "disk_space.h"
 #include "held_wal_server.h"
@@ -544,7 +545,7 @@ walsizer_worker_main(Datum main_arg)
 	 * saving its state: a change already in postgresql.auto.conf would be
 	 * missing from the history and the counters.
 	 */
-	pqsignal(SIGINT, SIG_IGN);
+	pqsignal(SIGINT, PG_SIG_IGN);
 	BackgroundWorkerUnblockSignals();
 
 	/* no database: only the shared catalogs ALTER SYSTEM's checks read */
